@@ -1,0 +1,1 @@
+"""Judging: assessors, assignments, judgments and agreement (arrives with issue 4)."""

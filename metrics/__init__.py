@@ -1,0 +1,1 @@
+"""Metrics: pure measure kernels (measures/), evaluation (evaluate.py) and the evaluate/compare commands."""

@@ -1,0 +1,223 @@
+"""The evaluation context every measure kernel reads, and the measure registry.
+
+A run is evaluated as one concatenation of its topics' ranked lists: ``rel[i]`` is the judgment
+of the document at position i (a grade >= 0, :data:`UNJUDGED` for pooled-but-unjudged, or
+:data:`NONPOOL` for a document absent from the qrels), topic t owning ``offsets[t]:offsets[t+1]``.
+Kernels are branch-light numpy over these arrays and return one float64 per topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+# trec_eval's RELVALUE_UNJUDGED (-2) / RELVALUE_NONPOOL (-1), renamed so that any grade >= 0 is judged.
+UNJUDGED = -1
+NONPOOL = -2
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """trec_eval / sample_eval switches that change numbers."""
+
+    level: int = 1  # -l: relevant means rel >= level
+    max_docs: int | None = None  # -M: keep the top N after sorting, before -J
+    judged_only: bool = False  # -J: drop unjudged and unpooled documents, then rank
+    complete: bool = False  # -c: average over every qrels topic, missing ones score 0
+    sample_variant: str = "trec2011"  # sample_eval.pl version: "trec2011" or "trecvid2012"
+    sample_prior: str = "third"  # xinfAP's empty-sample prior: sample_eval's 1/3 or trec_eval's 1/2
+    max_result_size: int = 1000  # sample_eval's $maxResultSize
+
+
+@dataclass(frozen=True)
+class TopicStats:
+    """Per-topic facts of the judgments alone (independent of any run), for one relevance level."""
+
+    num_rel: np.ndarray  # judged rel >= level
+    num_nonrel: np.ndarray  # judged 0 <= rel < level
+    num_judged: np.ndarray  # rel >= 0
+    num_pooled: np.ndarray  # every qrels line, judged or not
+    ideal_gains: list[np.ndarray]  # judged grades > 0, sorted descending (trec_eval's ideal ranking)
+    grade_counts: list[dict[int, int]]  # rel >= 0 grade -> count
+
+
+class Context:
+    """One run (or the empty run, for ``-c``) aligned with the judgments of its evaluated topics."""
+
+    def __init__(
+        self,
+        topics: tuple[str, ...],
+        offsets: np.ndarray,
+        rel: np.ndarray,
+        stats: TopicStats,
+        options: EvalOptions,
+        *,
+        level: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.topics = topics
+        self.offsets = offsets
+        self.rel = rel
+        self.stats = stats
+        self.options = options
+        self.level = options.level if level is None else level
+        # Kernels of other designs (strata, inclusion probabilities, scores) read what they need here.
+        self.extra: dict[str, Any] = extra or {}
+
+    @property
+    def ntopics(self) -> int:
+        return len(self.topics)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """Topic index of every position."""
+        return np.repeat(np.arange(self.ntopics), self.lengths)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of every position within its topic."""
+        return np.arange(len(self.rel), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths) + 1
+
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        return self.rel >= self.level
+
+    @cached_property
+    def is_judged(self) -> np.ndarray:
+        return self.rel >= 0
+
+    @cached_property
+    def is_nonrel(self) -> np.ndarray:
+        return self.is_judged & ~self.is_rel
+
+    @cached_property
+    def cum_rel(self) -> np.ndarray:
+        """Relevant documents at or above each position, within its topic."""
+        return self.seg_cumsum(self.is_rel)
+
+    def seg_cumsum(self, x: np.ndarray) -> np.ndarray:
+        cs = np.cumsum(x, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
+        if len(cs) == 0:
+            return cs
+        base = np.r_[0, cs][self.offsets[:-1]]
+        return cs - np.repeat(base, self.lengths)
+
+    def seg_sum(self, x: np.ndarray) -> np.ndarray:
+        return np.bincount(self.segment, weights=x, minlength=self.ntopics)[: self.ntopics]
+
+    def seg_count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.segment[mask], minlength=self.ntopics)[: self.ntopics].astype(np.float64)
+
+    def at_cutoff(self, cum: np.ndarray, k: int) -> np.ndarray:
+        """Per topic, ``cum`` at rank k (its last value when the list is shorter; 0 when empty)."""
+        idx = np.minimum(self.offsets[:-1] + k, self.offsets[1:]) - 1
+        out = np.zeros(self.ntopics, dtype=np.float64)
+        nonempty = self.lengths > 0
+        out[nonempty] = cum[idx[nonempty]]
+        return out
+
+    def first(self, mask: np.ndarray) -> np.ndarray:
+        """Per topic, the 1-based rank of the first position where ``mask`` holds (0 if none)."""
+        out = np.zeros(self.ntopics, dtype=np.float64)
+        seg = self.segment[mask]
+        if seg.size:
+            uniq, idx = np.unique(seg, return_index=True)
+            out[uniq] = self.rank[mask][idx]
+        return out
+
+    def num_rel(self) -> np.ndarray:
+        return self.stats.num_rel.astype(np.float64)
+
+
+Kernel = Callable[[Context, Any], np.ndarray]
+Aggregate = Callable[[Context, np.ndarray], float]
+
+
+def mean(ctx: Context, values: np.ndarray) -> float:
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def total(ctx: Context, values: np.ndarray) -> float:
+    return float(np.sum(values))
+
+
+def geometric_mean(ctx: Context, values: np.ndarray) -> float:
+    """trec_eval's gm_*: exp of the mean of log(max(x, 0.00001))."""
+    if not len(values):
+        return 0.0
+    return float(np.exp(np.mean(np.log(np.maximum(values, 0.00001)))))
+
+
+@dataclass(frozen=True)
+class Family:
+    """A measure family: one kernel, its trec_eval name and parameters, and how topics aggregate."""
+
+    name: str
+    kernel: Kernel
+    doc: str
+    params: tuple[Any, ...] = ()  # default parameters (cutoffs...), empty if none
+    aggregate: Aggregate = mean
+    integer: bool = False  # printed without decimals (num_ret...)
+    per_topic: bool = True  # sample_eval's iprec@rec has only an 'all' line
+    in_all_trec: bool = True
+    design: str = "qrels"  # "qrels", "prel" (sample_eval strata) or "mq" (inclusion probabilities)
+    format_name: Callable[[str, Any], str] | None = None
+
+    def output_name(self, param: Any) -> str:
+        if self.format_name is not None:
+            return self.format_name(self.name, param)
+        if param is None:
+            return self.name
+        return f"{self.name}_{format_param(param)}"
+
+
+def format_param(param: Any) -> str:
+    if isinstance(param, float) and not param.is_integer():
+        return f"{param:.2f}"
+    if isinstance(param, float):
+        return f"{param:.2f}" if param < 10 else str(int(param))
+    return str(param)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One requested output column: a family, its parameter, an optional level override, a name."""
+
+    family: str
+    param: Any = None
+    name: str = ""
+    level: int | None = None  # ir_measures' rel=N
+
+
+REGISTRY: dict[str, Family] = {}
+# trec_eval -m all_trec prints families in this order
+ORDER: list[str] = []
+
+
+def register(family: Family, after: str | None = None) -> Family:
+    REGISTRY[family.name] = family
+    if family.name in ORDER:
+        ORDER.remove(family.name)
+    if after is not None and after in ORDER:
+        ORDER.insert(ORDER.index(after) + 1, family.name)
+    else:
+        ORDER.append(family.name)
+    return family
+
+
+@dataclass
+class ExtraNeeds:
+    """What a set of measures needs beyond the qrels view (filled by the evaluator)."""
+
+    scores: bool = False
+    prel: bool = False
+    mq: bool = False
+    fields: dict[str, Any] = field(default_factory=dict)

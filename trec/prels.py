@@ -1,0 +1,127 @@
+"""The two prel formats, always declared and never guessed (both have five columns).
+
+* sample_eval (xinfAP/xinfNDCG): ``qid iter docno stratum rel``; every doc of a stratum is listed,
+  rel -1 = in the stratum but not sampled, rel >= 0 = sampled and judged.
+* Million Query (statAP): ``qid docno rel method iprob``; iprob is the inclusion probability.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trec.columns import Columns, concat, read_columns
+from trec.errors import FormatError
+from trec.io import PathLike, open_text_out
+from trec.qrels import Qrels, qrels_from_arrays
+
+PREL_COLUMNS = ("qid", "iter", "docno", "stratum", "rel")
+MQ_PREL_COLUMNS = ("qid", "docno", "rel", "method", "iprob")
+
+
+@dataclass(frozen=True)
+class StratifiedPrel:
+    """A sample_eval prel: the qrels view (rel -1 = not sampled) plus each listed doc's stratum label."""
+
+    qrels: Qrels
+    strata: np.ndarray  # bytes labels aligned with qrels.docnos
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        return self.qrels.topics
+
+
+@dataclass(frozen=True)
+class MQPrel:
+    """A Million Query prel: judgments with per-document inclusion probabilities."""
+
+    qrels: Qrels
+    iprobs: np.ndarray  # float64 aligned with qrels.docnos
+    methods: np.ndarray  # bytes, aligned
+
+
+def _aligned(qrels: Qrels, qids: np.ndarray, docnos: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Reorder ``values`` (file order) into the qrels' (topic, docno) order."""
+    index = qrels.topic_index()
+    out = np.empty(len(qrels), dtype=values.dtype)
+    codes = np.array([index[q.decode(errors="replace")] for q in qids.tolist()], dtype=np.int64)
+    for i in range(len(qrels.topics)):
+        rows = np.flatnonzero(codes == i)
+        a = int(qrels.offsets[i])
+        seg_docs = qrels.docnos[a : int(qrels.offsets[i + 1])]
+        out[a + np.searchsorted(seg_docs, docnos[rows])] = values[rows]
+    return out
+
+
+def _convert_prel(cols: Columns) -> dict[str, np.ndarray]:
+    return {
+        "qid": cols.strings(0),
+        "docno": cols.strings(2),
+        "stratum": cols.strings(3),
+        "rel": cols.integers(4, "a relevance grade (-1 = not sampled)"),
+        "line": cols.line_numbers,
+    }
+
+
+def read_prel(path: PathLike) -> StratifiedPrel:
+    """Read a sample_eval prel ``qid iter docno stratum rel``."""
+    parts, total = read_columns(str(path), PREL_COLUMNS, _convert_prel)
+    if total == 0:
+        raise FormatError(str(path), 0, "the prel file is empty (expected 'qid iter docno stratum rel')")
+    qids, docnos = concat(parts["qid"]), concat(parts["docno"])
+    qrels = qrels_from_arrays(
+        qids, docnos, concat(parts["rel"], np.int64), path=str(path), lines=concat(parts["line"], np.int64)
+    )
+    return StratifiedPrel(qrels=qrels, strata=_aligned(qrels, qids, docnos, concat(parts["stratum"])))
+
+
+def _convert_mq(cols: Columns) -> dict[str, np.ndarray]:
+    iprob = cols.floats(4, "an inclusion probability")
+    bad = (iprob <= 0) | (iprob > 1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise cols.error(row, f"inclusion probability must be in (0, 1], found {iprob[row]!r}")
+    return {
+        "qid": cols.strings(0),
+        "docno": cols.strings(1),
+        "rel": cols.integers(2, "a relevance grade"),
+        "method": cols.strings(3),
+        "iprob": iprob,
+        "line": cols.line_numbers,
+    }
+
+
+def read_mq_prel(path: PathLike) -> MQPrel:
+    """Read a Million Query prel ``qid docno rel method iprob``."""
+    parts, total = read_columns(str(path), MQ_PREL_COLUMNS, _convert_mq)
+    if total == 0:
+        raise FormatError(str(path), 0, "the prel file is empty (expected 'qid docno rel method iprob')")
+    qids, docnos = concat(parts["qid"]), concat(parts["docno"])
+    qrels = qrels_from_arrays(
+        qids, docnos, concat(parts["rel"], np.int64), path=str(path), lines=concat(parts["line"], np.int64)
+    )
+    return MQPrel(
+        qrels=qrels,
+        iprobs=_aligned(qrels, qids, docnos, concat(parts["iprob"], np.float64)),
+        methods=_aligned(qrels, qids, docnos, concat(parts["method"])),
+    )
+
+
+def write_prel(prel: StratifiedPrel, path: PathLike) -> None:
+    q = prel.qrels
+    with open_text_out(path) as fh:
+        for i, topic in enumerate(q.topics):
+            a, b = int(q.offsets[i]), int(q.offsets[i + 1])
+            for d, s, r in zip(q.docnos[a:b].tolist(), prel.strata[a:b].tolist(), q.rels[a:b].tolist()):
+                fh.write(f"{topic} 0 {d.decode()} {s.decode()} {r}\n")
+
+
+def write_mq_prel(prel: MQPrel, path: PathLike) -> None:
+    q = prel.qrels
+    with open_text_out(path) as fh:
+        for i, topic in enumerate(q.topics):
+            a, b = int(q.offsets[i]), int(q.offsets[i + 1])
+            rows = zip(q.docnos[a:b].tolist(), q.rels[a:b].tolist(), prel.methods[a:b].tolist(), prel.iprobs[a:b])
+            for d, r, m, p in rows:
+                fh.write(f"{topic} {d.decode()} {r} {m.decode()} {float(p)!r}\n")

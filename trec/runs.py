@@ -1,0 +1,132 @@
+"""Runs: ``qid Q0 docno rank score tag``. Only qid, docno and score matter; scores are doubles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trec.columns import Columns, concat, read_columns
+from trec.errors import FormatError
+from trec.grouping import duplicate_error, find_duplicate, offsets_from_sorted_codes, topic_codes
+from trec.io import PathLike, open_text_out
+from trec.order import canonical_order
+
+RUN_COLUMNS = ("qid", "Q0", "docno", "rank", "score", "tag")
+_RUN_SUFFIXES = {".gz", ".run", ".txt", ".trec", ".res", ".tsv", ".bz2", ".xz"}
+
+
+@dataclass(frozen=True)
+class Run:
+    """A ranked run held column-wise in canonical order, one contiguous segment per topic.
+
+    ``topics`` are sorted by byte order; topic ``i`` spans ``offsets[i]:offsets[i+1]`` of
+    ``docnos`` (fixed-width bytes) and ``scores`` (float64).
+    """
+
+    name: str
+    tag: str
+    topics: tuple[str, ...]
+    offsets: np.ndarray
+    docnos: np.ndarray
+    scores: np.ndarray
+    path: str = ""
+
+    def __len__(self) -> int:
+        return len(self.docnos)
+
+    def topic_slice(self, topic: str) -> slice:
+        i = self.topics.index(topic)
+        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+
+    def ranking(self, topic: str) -> list[tuple[str, float]]:
+        """One topic's ``(docno, score)`` list in canonical order."""
+        sl = self.topic_slice(topic)
+        return [(d.decode(), float(s)) for d, s in zip(self.docnos[sl].tolist(), self.scores[sl].tolist())]
+
+    def items(self) -> Iterable[tuple[str, np.ndarray, np.ndarray]]:
+        for i, topic in enumerate(self.topics):
+            a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+            yield topic, self.docnos[a:b], self.scores[a:b]
+
+
+def run_name_from_path(path: PathLike) -> str:
+    """The run's display name: file name without directory and extensions (``runs/bm25.run.gz`` -> ``bm25``)."""
+    name = Path(path).name
+    while True:
+        stem, dot, ext = name.rpartition(".")
+        if dot and stem and f".{ext.lower()}" in _RUN_SUFFIXES:
+            name = stem
+        else:
+            return name
+
+
+def _convert(cols: Columns) -> dict[str, np.ndarray]:
+    return {
+        "qid": cols.strings(0),
+        "docno": cols.strings(2),
+        "score": cols.floats(4, "a score"),
+        "line": cols.line_numbers,
+        "tag": np.array([cols.token(0, 5)], dtype="S"),
+    }
+
+
+def run_from_arrays(
+    name: str,
+    qids: np.ndarray,
+    docnos: np.ndarray,
+    scores: np.ndarray,
+    *,
+    tag: str = "",
+    path: str = "",
+    lines: np.ndarray | None = None,
+) -> Run:
+    """Build a canonical :class:`Run` from parallel arrays; duplicate docnos in a topic are an error."""
+    topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
+    docnos = np.asarray(docnos)
+    if docnos.dtype.kind != "S":
+        docnos = docnos.astype("S")
+    scores = np.asarray(scores, dtype=np.float64)
+    dup = find_duplicate(codes, docnos)
+    if dup is not None:
+        raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
+    perm = canonical_order(codes, scores, docnos)
+    sorted_codes = codes[perm]
+    return Run(
+        name=name,
+        tag=tag,
+        topics=tuple(topics),
+        offsets=offsets_from_sorted_codes(sorted_codes, len(topics)),
+        docnos=docnos[perm],
+        scores=scores[perm],
+        path=path,
+    )
+
+
+def read_run(path: PathLike, name: str | None = None) -> Run:
+    """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`."""
+    parts, total = read_columns(str(path), RUN_COLUMNS, _convert)
+    if total == 0:
+        raise FormatError(str(path), 0, "the run has no result lines (expected 'qid Q0 docno rank score tag')")
+    qids = concat(parts["qid"])
+    tag_arr = parts["tag"][0]
+    return run_from_arrays(
+        name or run_name_from_path(path),
+        qids,
+        concat(parts["docno"]),
+        concat(parts["score"], np.float64),
+        tag=tag_arr[0].decode(errors="replace") if len(tag_arr) else "",
+        path=str(path),
+        lines=concat(parts["line"], np.int64),
+    )
+
+
+def write_run(run: Run, path: PathLike, tag: str | None = None) -> None:
+    """Write ``run`` in canonical order with ranks 1..n per topic."""
+    out_tag = tag or run.tag or run.name
+    with open_text_out(path) as fh:
+        for topic, docnos, scores in run.items():
+            for rank, (d, s) in enumerate(zip(docnos.tolist(), scores.tolist()), start=1):
+                fh.write(f"{topic} Q0 {d.decode()} {rank} {s!r} {out_tag}\n")

@@ -1,0 +1,141 @@
+"""Topics: TREC ``<top>`` blocks, TSV ``qid<TAB>title[<TAB>description[<TAB>narrative]]`` and JSON lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from trec.errors import FormatError
+from trec.io import PathLike, open_binary
+
+TOPIC_FORMATS = ("auto", "trec", "tsv", "jsonl")
+_TAG = re.compile(r"<(/?)(top|num|title|desc|narr)>", re.IGNORECASE)
+_LABELS = {
+    "num": re.compile(r"^\s*Number\s*:\s*", re.IGNORECASE),
+    "desc": re.compile(r"^\s*Description\s*:\s*", re.IGNORECASE),
+    "narr": re.compile(r"^\s*Narrative\s*:\s*", re.IGNORECASE),
+    "title": re.compile(r"^\s*Topic\s*:\s*", re.IGNORECASE),
+}
+
+
+@dataclass(frozen=True)
+class Topic:
+    number: str
+    title: str
+    description: str = ""
+    narrative: str = ""
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _parse_trec(text: str, path: str) -> list[Topic]:
+    topics: list[Topic] = []
+    fields: dict[str, str] = {}
+    current: str | None = None
+    start_line = 0
+    in_top = False
+    pos = 0
+    for m in _TAG.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        chunk = text[pos : m.start()]
+        if current is not None:
+            fields[current] = fields.get(current, "") + chunk
+        elif in_top and chunk.strip():
+            raise FormatError(path, line, f"unexpected text outside a field: '{_clean(chunk)[:60]}'")
+        pos = m.end()
+        closing, tag = m.group(1) == "/", m.group(2).lower()
+        if tag == "top":
+            if closing:
+                if not in_top:
+                    raise FormatError(path, line, "</top> without a matching <top>")
+                topics.append(_finish(fields, path, start_line))
+                in_top, current, fields = False, None, {}
+            else:
+                if in_top:
+                    raise FormatError(path, line, "<top> inside another <top> (missing </top>?)")
+                in_top, start_line, fields, current = True, line, {}, None
+        elif not in_top:
+            raise FormatError(path, line, f"<{tag}> outside a <top> block")
+        else:
+            current = None if closing else tag
+    if in_top:
+        raise FormatError(path, start_line, "<top> block is never closed with </top>")
+    if not topics:
+        raise FormatError(path, 0, "no <top> blocks found (expected a TREC topics file)")
+    return topics
+
+
+def _finish(fields: dict[str, str], path: str, line: int) -> Topic:
+    values = {k: _clean(_LABELS[k].sub("", v) if k in _LABELS else v) for k, v in fields.items()}
+    number = values.get("num", "")
+    if not number:
+        raise FormatError(path, line, "topic has no <num> (expected '<num> Number: 301')")
+    if not values.get("title"):
+        raise FormatError(path, line, f"topic {number} has no <title>")
+    return Topic(number, values["title"], values.get("desc", ""), values.get("narr", ""))
+
+
+def _parse_tsv(text: str, path: str) -> list[Topic]:
+    topics = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        cols = line.rstrip("\r").split("\t")
+        if len(cols) < 2 or len(cols) > 4 or not cols[0].strip() or not cols[1].strip():
+            raise FormatError(path, i, "expected 'qid<TAB>title' (optionally <TAB>description<TAB>narrative)")
+        cols += [""] * (4 - len(cols))
+        topics.append(Topic(cols[0].strip(), _clean(cols[1]), _clean(cols[2]), _clean(cols[3])))
+    return topics
+
+
+def _parse_jsonl(text: str, path: str) -> list[Topic]:
+    topics = []
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(path, i, f"expected a JSON object: {exc.msg}") from exc
+        if not isinstance(obj, dict):
+            raise FormatError(path, i, "expected a JSON object with 'qid' and 'title'")
+        number = next((obj[k] for k in ("qid", "query_id", "number", "id", "num") if k in obj), None)
+        title = next((obj[k] for k in ("title", "query", "text") if k in obj), None)
+        if number is None or title is None or not str(number).strip():
+            raise FormatError(path, i, "expected a JSON object with 'qid' and 'title'")
+        topics.append(
+            Topic(
+                str(number).strip(),
+                _clean(str(title)),
+                _clean(str(obj.get("description", obj.get("desc", "")))),
+                _clean(str(obj.get("narrative", obj.get("narr", "")))),
+            )
+        )
+    return topics
+
+
+def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
+    """Read topics; ``fmt='auto'`` looks at the first non-blank character (``<``, ``{`` or else TSV)."""
+    if fmt not in TOPIC_FORMATS:
+        raise ValueError(f"unknown topics format {fmt!r}; expected one of {', '.join(TOPIC_FORMATS)}")
+    with open_binary(path) as fh:
+        raw = fh.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise FormatError(str(path), line, "not valid UTF-8 text") from exc
+    if fmt == "auto":
+        head = text.lstrip()[:1]
+        fmt = "trec" if head == "<" else "jsonl" if head == "{" else "tsv"
+    parser = {"trec": _parse_trec, "tsv": _parse_tsv, "jsonl": _parse_jsonl}[fmt]
+    topics = parser(text, str(path))
+    seen: dict[str, int] = {}
+    for t in topics:
+        if t.number in seen:
+            raise FormatError(str(path), 0, f"topic '{t.number}' is defined twice")
+        seen[t.number] = 1
+    return topics

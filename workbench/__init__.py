@@ -1,0 +1,1 @@
+"""Django configuration package of the relevance workbench (settings, URLs, WSGI/ASGI)."""
