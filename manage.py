@@ -1,11 +1,21 @@
 #!/usr/bin/env python
 """Django's command-line utility for the relevance workbench."""
+
 import os
 import sys
+
+# Commands that only read files: run without setting Django up, which saves ~0.3 s per call
+# (campaigns call `evaluate` in loops). They behave exactly as their management commands do.
+PURE_COMMANDS = {"evaluate": "metrics.cli"}
 
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+    if len(sys.argv) > 1 and sys.argv[1] in PURE_COMMANDS and os.environ.get("WORKBENCH_PURE_CLI", "1") == "1":
+        from importlib import import_module
+
+        cli = import_module(PURE_COMMANDS[sys.argv[1]])
+        sys.exit(cli.main(sys.argv[2:], sys.stdout, sys.stderr, prog=f"manage.py {sys.argv[1]}"))
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -5,7 +5,9 @@ Pure: takes the format layer's Run/Qrels/prels and returns plain results; no Dja
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -15,6 +17,8 @@ import numpy as np
 from metrics.measures import REGISTRY, Measure
 from metrics.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
 from trec.prels import MQPrel, StratifiedPrel
+from trec.grouping import topic_keys
+from trec.order import hash_strings
 from trec.qrels import Qrels
 from trec.runs import Run
 
@@ -45,6 +49,18 @@ class Judgments:
     def topic_index(self) -> dict[str, int]:
         return self.qrels.topic_index()
 
+    @cached_property
+    def _join_index(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Sorted (topic, docno) hash keys of the qrels and their rows; None if two keys collide."""
+        q = self.qrels
+        codes = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
+        keys = topic_keys(hash_strings(q.docnos), codes)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        if len(keys) > 1 and bool(np.any(sorted_keys[1:] == sorted_keys[:-1])):
+            return None
+        return sorted_keys, order
+
     def stats(self, level: int) -> TopicStats:
         if level not in self._stats:
             q = self.qrels
@@ -73,6 +89,47 @@ class Judgments:
                 grade_counts=grade_counts,
             )
         return self._stats[level]
+
+    def lookup_rows(
+        self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Row of each (qrels topic index, docno) in the qrels arrays, -1 where it is absent."""
+        q = self.qrels
+        index = self._join_index
+        out = np.full(len(docnos), -1, dtype=np.int64)
+        if len(docnos) == 0 or len(q) == 0:
+            return out
+        if index is None:  # a 64-bit collision inside the qrels: exact binary search per topic
+            for t in np.unique(topic_index).tolist():
+                rows = np.flatnonzero(topic_index == t)
+                a, b = int(q.offsets[t]), int(q.offsets[t + 1])
+                if a == b:
+                    continue
+                pos = np.minimum(np.searchsorted(q.docnos[a:b], docnos[rows]), b - a - 1)
+                hit = q.docnos[a + pos] == docnos[rows]
+                out[rows[hit]] = a + pos[hit]
+            return out
+        sorted_keys, order = index
+        keys = topic_keys(hash_strings(docnos) if hashes is None else hashes, topic_index)
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+        # a key match is a candidate; confirm it is really the same docno (hashes can collide)
+        hit = np.flatnonzero(sorted_keys[pos] == keys)
+        cand = order[pos[hit]]
+        same = q.docnos[cand] == docnos[hit]
+        out[hit[same]] = cand[same]
+        return out
+
+    def relevance(self, rows: np.ndarray) -> np.ndarray:
+        """Judgment of each looked-up row: its grade, UNJUDGED if rel < 0, NONPOOL if absent (-1)."""
+        out = np.full(len(rows), NONPOOL, dtype=np.int64)
+        found = rows >= 0
+        rel = self.qrels.rels[rows[found]]
+        out[found] = np.where(rel < 0, UNJUDGED, rel)
+        return out
+
+    def lookup(self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None) -> np.ndarray:
+        """Judgment of each (qrels topic index, docno): grade, UNJUDGED or NONPOOL."""
+        return self.relevance(self.lookup_rows(topic_index, docnos, hashes))
 
 
 @dataclass
@@ -113,49 +170,52 @@ class Aligned:
     scores: np.ndarray
     full_lengths: np.ndarray  # documents per topic before -M / -J
     missing: list[str]
+    qrels_rows: np.ndarray | None = None  # each ranked doc's row in the judgments' qrels arrays, -1 if absent
 
 
 def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
-    """Join ``run`` with the qrels: one relevance value per ranked document, topics in qrels order."""
+    """Join ``run`` with the qrels: one relevance value per ranked document, topics in qrels order.
+
+    Vectorized over the whole run: each ranked document's (topic, docno) is looked up in the
+    judgments' hash index at once (see :meth:`Judgments.lookup`).
+    """
     q = judgments.qrels
     tindex = judgments.topic_index
-    run_pos = {t: i for i, t in enumerate(run.topics)}
-    missing = [t for t in q.topics if t not in run_pos]
-    topics = q.topics if options.complete else tuple(t for t in q.topics if t in run_pos)
-    qidx = np.array([tindex[t] for t in topics], dtype=np.int64)
-    rel_parts, doc_parts, score_parts, lengths, full = [], [], [], [], []
-    for t, qi in zip(topics, qidx.tolist()):
-        ri = run_pos.get(t)
-        if ri is None:
-            lengths.append(0)
-            full.append(0)
-            continue
-        a, b = int(run.offsets[ri]), int(run.offsets[ri + 1])
-        full.append(b - a)
-        if options.max_docs is not None:
-            b = min(b, a + options.max_docs)
-        docs = run.docnos[a:b]
-        rel = q.lookup(qi, docs, NONPOOL)
-        rel[(rel < 0) & (rel != NONPOOL)] = UNJUDGED
-        sc = run.scores[a:b]
-        if options.judged_only:
-            keep = rel >= 0
-            rel, docs, sc = rel[keep], docs[keep], sc[keep]
-        rel_parts.append(rel)
-        doc_parts.append(docs)
-        score_parts.append(sc)
-        lengths.append(len(rel))
-    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    run_q = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
+    present = np.zeros(len(q.topics), dtype=bool)
+    present[run_q[run_q >= 0]] = True
+    missing = [t for t, p in zip(q.topics, present.tolist()) if not p]
+    run_lengths = np.diff(run.offsets)
+    row_q = np.repeat(run_q, run_lengths)
+    keep = row_q >= 0
+    if options.max_docs is not None:
+        rank0 = np.arange(len(row_q)) - np.repeat(run.offsets[:-1], run_lengths)
+        keep &= rank0 < options.max_docs
+    rows = np.flatnonzero(keep)
+    row_q = row_q[rows]
+    docnos = run.docnos[rows]
+    hashes = run.docno_hashes[rows] if run.docno_hashes is not None else None
+    qrows = judgments.lookup_rows(row_q, docnos, hashes)
+    rel = judgments.relevance(qrows)
+    if options.judged_only:
+        judged = rel >= 0
+        rows, row_q, docnos, rel, qrows = rows[judged], row_q[judged], docnos[judged], rel[judged], qrows[judged]
+    full = np.zeros(len(q.topics), dtype=np.int64)
+    full[run_q[run_q >= 0]] = run_lengths[run_q >= 0]
+    counts = np.bincount(row_q, minlength=len(q.topics))[: len(q.topics)]
+    selected = np.arange(len(q.topics)) if options.complete else np.flatnonzero(present)
+    offsets = np.zeros(len(selected) + 1, dtype=np.int64)
+    np.cumsum(counts[selected], out=offsets[1:])
     return Aligned(
-        topics=tuple(topics),
-        qrels_index=qidx,
+        topics=tuple(q.topics[i] for i in selected.tolist()),
+        qrels_index=selected.astype(np.int64),
         offsets=offsets,
-        rel=np.concatenate(rel_parts) if rel_parts else np.zeros(0, dtype=np.int64),
-        docnos=np.concatenate(doc_parts) if doc_parts else np.zeros(0, dtype="S1"),
-        scores=np.concatenate(score_parts) if score_parts else np.zeros(0),
-        full_lengths=np.array(full, dtype=np.int64),
+        rel=rel,
+        docnos=docnos,
+        scores=run.scores[rows],
+        full_lengths=full[selected],
         missing=missing,
+        qrels_rows=qrows,
     )
 
 
@@ -204,6 +264,11 @@ def evaluate_run(
             integer.add(name)
         if not fam.per_topic:
             summary_only.add(name)
+    # kernels cache per-run work in ctx.extra, and some of it points back at its context: break
+    # those cycles now so each run's arrays are freed at once, not at the next cyclic GC
+    for ctx in contexts.values():
+        ctx.extra.clear()
+        ctx.__dict__.clear()
     return RunResult(
         run=run.name,
         topics=list(al.topics),
@@ -223,3 +288,47 @@ def evaluate_runs(
     options: EvalOptions | None = None,
 ) -> list[RunResult]:
     return [evaluate_run(judgments, run, measures, options) for run in runs]
+
+
+def evaluate_files(
+    judgments: Judgments,
+    paths: Sequence[str],
+    measures: Sequence[Measure],
+    options: EvalOptions | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    workers: int | None = None,
+) -> Iterator[RunResult]:
+    """Read and evaluate run files, yielding results in input order.
+
+    numpy releases the GIL inside its kernels, so a few threads overlap one run's parsing with
+    another's evaluation in this one process. At most ``2 * workers`` runs are in flight, which
+    keeps memory bounded however many runs there are. A bad file raises its FormatError when
+    its turn comes, after the runs before it have been yielded.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from trec.runs import read_run
+
+    names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
+    workers = workers if workers is not None else 1
+
+    def job(i: int) -> RunResult:
+        return evaluate_run(judgments, read_run(paths[i], name=names[i]), measures, options)
+
+    if workers <= 1 or len(paths) <= 1:
+        for i in range(len(paths)):
+            yield job(i)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[RunResult]] = deque()
+        submitted = 0
+        try:
+            while submitted < len(paths) or pending:
+                while submitted < len(paths) and len(pending) < 2 * workers:
+                    pending.append(pool.submit(job, submitted))
+                    submitted += 1
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                f.cancel()

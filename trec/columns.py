@@ -37,6 +37,7 @@ class Columns:
     path: str
     buf: np.ndarray  # uint8 view of the block
     raw: bytes
+    padded: np.ndarray  # the block followed by _WIDE spaces, so windows never run off the end
     starts: np.ndarray  # (n, ncols) int64
     ends: np.ndarray  # (n, ncols) int64
     line_numbers: np.ndarray  # (n,) int64, 1-based line numbers in the file
@@ -50,29 +51,29 @@ class Columns:
     def error(self, row: int, message: str) -> FormatError:
         return FormatError(self.path, int(self.line_numbers[row]), message)
 
-    def _char_matrix(self, col: int) -> tuple[np.ndarray, np.ndarray]:
+    def _char_matrix(self, col: int, clip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(n, width) bytes of the column, zero past each token's end.
+
+        Gathers whole rows out of a sliding-window view of the buffer, which copies ``width``
+        contiguous bytes per token instead of indexing every byte separately.
+        """
         s = self.starts[:, col]
         lengths = self.ends[:, col] - s
         width = max(int(lengths.max()) if len(lengths) else 1, 1)
-        offs = np.arange(width, dtype=s.dtype)
-        idx = s[:, None] + offs
-        np.minimum(idx, len(self.buf) - 1, out=idx)
-        chars = np.take(self.buf, idx)
-        chars[offs >= lengths[:, None]] = 0
+        if width > _WIDE and clip:
+            width = _WIDE  # numbers: a token this long is never a fast-path number, nothing is lost
+        if width > _WIDE:
+            raise ValueError("token too wide for the vectorized path")
+        windows = np.lib.stride_tricks.sliding_window_view(self.padded, width)
+        chars = windows[s]
+        chars[np.arange(width) >= lengths[:, None]] = 0
         return chars, lengths
 
     def _char_columns(self, col: int) -> tuple[list[np.ndarray], np.ndarray]:
         """The column's characters as one 1-D array per character position (0 past a token's end)."""
-        s = self.starts[:, col]
-        lengths = self.ends[:, col] - s
-        width = max(int(lengths.max()) if len(lengths) else 1, 1)
-        last = len(self.buf) - 1
-        out = []
-        for j in range(width):
-            c = np.take(self.buf, np.minimum(s + j, last))
-            c[lengths <= j] = 0
-            out.append(c)
-        return out, lengths
+        chars, lengths = self._char_matrix(col, clip=True)
+        columns = np.ascontiguousarray(chars.T)
+        return list(columns), lengths
 
     def strings(self, col: int) -> np.ndarray:
         """Column ``col`` as a numpy fixed-width bytes array (dtype ``S<width>``)."""
@@ -120,6 +121,8 @@ class Columns:
             return np.zeros(0, dtype=np.int64)
         ok, neg, mant, frac = self._decimal(col)
         ok &= frac == 0
+        # no fraction digits yet a dot means a trailing dot ("1."), which is not an integer either
+        ok &= self.buf[self.ends[:, col] - 1] != 46
         lengths = self.ends[:, col] - self.starts[:, col]
         ok &= ~((lengths == 1) & neg)
         if not ok.all():
@@ -161,14 +164,14 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     buf = np.frombuffer(raw, dtype=np.uint8)
     empty = np.zeros((0, ncols), dtype=np.int64)
     if buf.size == 0:
-        return Columns(path, buf, raw, empty, empty, np.zeros(0, dtype=np.int64))
+        return Columns(path, buf, raw, buf, empty, empty, np.zeros(0, dtype=np.int64))
     # Every byte up to space counts as a separator (a superset of C's isspace; other control
     # bytes have no place in TREC text and would only split a token, which the column check reports).
-    ws = buf <= 32
-    # boundaries between i and i+1 where whitespace-ness flips; pad so the buffer starts and ends in whitespace
-    flips = np.flatnonzero(ws[1:] != ws[:-1]) + 1
-    if not ws[0]:
-        flips = np.r_[0, flips]
+    ws = np.empty(buf.size + 1, dtype=bool)
+    ws[0] = True
+    np.less_equal(buf, 32, out=ws[1:])
+    # positions where whitespace-ness flips are exactly token starts and (exclusive) ends
+    flips = np.flatnonzero(ws[1:] != ws[:-1])
     if not ws[-1]:
         flips = np.r_[flips, buf.size]
     tstart, tend = flips[0::2], flips[1::2]
@@ -190,7 +193,7 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
             tstart, tend = tstart[keep], tend[keep]
             per_line = np.where(comment, 0, per_line)
     if tstart.size == 0:
-        return Columns(path, buf, raw, empty, empty, np.zeros(0, dtype=np.int64))
+        return Columns(path, buf, raw, buf, empty, empty, np.zeros(0, dtype=np.int64))
     bad = (per_line != 0) & (per_line != ncols)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -205,7 +208,8 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     line_ids = np.flatnonzero(per_line)
     starts = tstart.reshape(-1, ncols)
     ends = tend.reshape(-1, ncols)
-    return Columns(path, buf, raw, starts, ends, first_line + line_ids.astype(np.int64))
+    padded = np.frombuffer(raw + b" " * (_WIDE + 1), dtype=np.uint8)
+    return Columns(path, buf, raw, padded, starts, ends, first_line + line_ids.astype(np.int64))
 
 
 def concat(parts: list[np.ndarray], empty_dtype: str | type = "S1") -> np.ndarray:

@@ -55,7 +55,17 @@ def duplicate_rows(topic_sorted_codes: np.ndarray, docno_sorted: np.ndarray) -> 
     return np.flatnonzero(same) + 1
 
 
-def find_duplicate(codes: np.ndarray, docnos: np.ndarray) -> tuple[int, int] | None:
+TOPIC_MIX = np.uint64(0xD6E8FEB86659FD93)
+
+
+def topic_keys(hashes: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Combine docno hashes with topic codes into one 64-bit key per (topic, docno)."""
+    return hashes ^ ((codes.astype(np.uint64) + np.uint64(1)) * TOPIC_MIX)
+
+
+def find_duplicate(
+    codes: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+) -> tuple[int, int] | None:
     """Rows ``(earlier, later)`` of the first docno listed twice within one topic, or None.
 
     Hashes (topic, docno) to 64 bits and sorts the hashes, far cheaper than sorting strings;
@@ -65,7 +75,7 @@ def find_duplicate(codes: np.ndarray, docnos: np.ndarray) -> tuple[int, int] | N
 
     if len(docnos) < 2:
         return None
-    key = hash_strings(docnos) ^ (codes.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
+    key = topic_keys(hash_strings(docnos) if hashes is None else hashes, codes)
     if not (np.diff(np.sort(key)) == 0).any():
         return None
     order = np.argsort(key, kind="stable")

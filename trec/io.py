@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -26,19 +27,34 @@ def open_binary(path: PathLike) -> IO[bytes]:
         raise FormatError(str(path), 0, f"cannot open file: {exc.strerror or exc}") from exc
     head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
     if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+        # GzipFile(fileobj=...) never closes the file it was given: let it own its own handle
+        raw.close()
+        return gzip.GzipFile(path, mode="rb")  # type: ignore[return-value]
     return raw
 
 
-def iter_blocks(path: PathLike, block_size: int = BLOCK_SIZE) -> Iterator[tuple[bytes, int]]:
+# a damaged gzip stream raises BadGzipFile (an OSError), EOFError when truncated, zlib.error on bad data
+READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def iter_blocks(path: PathLike, block_size: int | None = None) -> Iterator[tuple[bytes, int]]:
     """Yield ``(block, first_line_number)``; every block ends at a line boundary (or at end of file)."""
+    # BLOCK_SIZE is looked up per call (not bound as a default) so tests can shrink it
+    block_size = block_size or BLOCK_SIZE
     line_no = 1
     carry = b""
     with open_binary(path) as fh:
+        size = os.fstat(fh.fileno()).st_size if isinstance(fh, io.BufferedReader) else -1
+        if 0 <= size <= block_size:
+            # the common case: a plain file that fits one block, read at its exact size
+            data = fh.read()
+            if data:
+                yield data, 1
+            return
         while True:
             try:
                 chunk = fh.read(block_size)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            except READ_ERRORS as exc:
                 raise FormatError(str(path), 0, f"cannot read file: {exc}") from exc
             if not chunk:
                 break

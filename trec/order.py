@@ -32,13 +32,20 @@ def docno_keys(docnos: np.ndarray) -> list[np.ndarray]:
 
 
 def hash_strings(values: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each bytes value (for duplicate detection; callers confirm exact equality)."""
+    """A 64-bit hash of each bytes value (for duplicate detection; callers confirm exact equality).
+
+    The hash of a value does not depend on the array's width: all-zero chunks (the padding of
+    values shorter than the widest) leave it unchanged, so hashes of a run's and a qrels' docnos
+    can be joined.
+    """
     chunks = docno_keys(values)
     h = np.full(len(values), 0x51ED27, dtype=np.uint64)
     for c in chunks:
-        h ^= c.astype(np.uint64)
-        h *= _K1
-        h ^= h >> np.uint64(31)
+        c = c.astype(np.uint64)
+        mixed = h ^ c
+        mixed *= _K1
+        mixed ^= mixed >> np.uint64(31)
+        np.copyto(h, mixed, where=c != 0)
     h *= _K2
     h ^= h >> np.uint64(29)
     return h

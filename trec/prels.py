@@ -81,7 +81,8 @@ def _convert_mq(cols: Columns) -> dict[str, np.ndarray]:
     bad = (iprob <= 0) | (iprob > 1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise cols.error(row, f"inclusion probability must be in (0, 1], found {iprob[row]!r}")
+        found = cols.token(row, 4).decode(errors="replace")
+        raise cols.error(row, f"inclusion probability must be in (0, 1], found '{found}'")
     return {
         "qid": cols.strings(0),
         "docno": cols.strings(1),

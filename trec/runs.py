@@ -12,7 +12,7 @@ from trec.columns import Columns, concat, read_columns
 from trec.errors import FormatError
 from trec.grouping import duplicate_error, find_duplicate, offsets_from_sorted_codes, topic_codes
 from trec.io import PathLike, open_text_out
-from trec.order import canonical_order
+from trec.order import canonical_order, hash_strings
 
 RUN_COLUMNS = ("qid", "Q0", "docno", "rank", "score", "tag")
 _RUN_SUFFIXES = {".gz", ".run", ".txt", ".trec", ".res", ".tsv", ".bz2", ".xz"}
@@ -33,6 +33,8 @@ class Run:
     docnos: np.ndarray
     scores: np.ndarray
     path: str = ""
+    # 64-bit hashes of ``docnos`` (trec.order.hash_strings), kept for fast joins with the qrels
+    docno_hashes: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.docnos)
@@ -89,7 +91,8 @@ def run_from_arrays(
     if docnos.dtype.kind != "S":
         docnos = docnos.astype("S")
     scores = np.asarray(scores, dtype=np.float64)
-    dup = find_duplicate(codes, docnos)
+    hashes = hash_strings(docnos)
+    dup = find_duplicate(codes, docnos, hashes)
     if dup is not None:
         raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
     perm = canonical_order(codes, scores, docnos)
@@ -102,6 +105,7 @@ def run_from_arrays(
         docnos=docnos[perm],
         scores=scores[perm],
         path=path,
+        docno_hashes=hashes[perm],
     )
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from trec.errors import FormatError
-from trec.io import PathLike, open_binary
+from trec.io import READ_ERRORS, PathLike, open_binary
 
 TOPIC_FORMATS = ("auto", "trec", "tsv", "jsonl")
 _TAG = re.compile(r"<(/?)(top|num|title|desc|narr)>", re.IGNORECASE)
@@ -31,27 +31,32 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def _parse_trec(text: str, path: str) -> list[Topic]:
-    topics: list[Topic] = []
+def _parse_trec(text: str, path: str) -> list[tuple[int, Topic]]:
+    topics: list[tuple[int, Topic]] = []
     fields: dict[str, str] = {}
     current: str | None = None
     start_line = 0
     in_top = False
     pos = 0
+    line, counted = 1, 0
     for m in _TAG.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        # count newlines since the previous tag only: counting from 0 each time is quadratic
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         chunk = text[pos : m.start()]
         if current is not None:
             fields[current] = fields.get(current, "") + chunk
         elif in_top and chunk.strip():
-            raise FormatError(path, line, f"unexpected text outside a field: '{_clean(chunk)[:60]}'")
+            # report the line the stray text starts on, not the line of the tag after it
+            stray = line - chunk.count("\n", len(chunk) - len(chunk.lstrip()))
+            raise FormatError(path, stray, f"unexpected text outside a field: '{_clean(chunk)[:60]}'")
         pos = m.end()
         closing, tag = m.group(1) == "/", m.group(2).lower()
         if tag == "top":
             if closing:
                 if not in_top:
                     raise FormatError(path, line, "</top> without a matching <top>")
-                topics.append(_finish(fields, path, start_line))
+                topics.append((start_line, _finish(fields, path, start_line)))
                 in_top, current, fields = False, None, {}
             else:
                 if in_top:
@@ -78,23 +83,29 @@ def _finish(fields: dict[str, str], path: str, line: int) -> Topic:
     return Topic(number, values["title"], values.get("desc", ""), values.get("narr", ""))
 
 
-def _parse_tsv(text: str, path: str) -> list[Topic]:
+def _lines(text: str) -> list[str]:
+    # not str.splitlines(): it also breaks at U+0085, U+2028, \x1c... which may sit inside a title
+    lines = text.split("\n")
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _parse_tsv(text: str, path: str) -> list[tuple[int, Topic]]:
     topics = []
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(_lines(text), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         cols = line.rstrip("\r").split("\t")
         if len(cols) < 2 or len(cols) > 4 or not cols[0].strip() or not cols[1].strip():
             raise FormatError(path, i, "expected 'qid<TAB>title' (optionally <TAB>description<TAB>narrative)")
         cols += [""] * (4 - len(cols))
-        topics.append(Topic(cols[0].strip(), _clean(cols[1]), _clean(cols[2]), _clean(cols[3])))
+        topics.append((i, Topic(cols[0].strip(), _clean(cols[1]), _clean(cols[2]), _clean(cols[3]))))
     return topics
 
 
-def _parse_jsonl(text: str, path: str) -> list[Topic]:
+def _parse_jsonl(text: str, path: str) -> list[tuple[int, Topic]]:
     topics = []
-    for i, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for i, line in enumerate(_lines(text), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             obj = json.loads(line)
@@ -107,11 +118,14 @@ def _parse_jsonl(text: str, path: str) -> list[Topic]:
         if number is None or title is None or not str(number).strip():
             raise FormatError(path, i, "expected a JSON object with 'qid' and 'title'")
         topics.append(
-            Topic(
-                str(number).strip(),
-                _clean(str(title)),
-                _clean(str(obj.get("description", obj.get("desc", "")))),
-                _clean(str(obj.get("narrative", obj.get("narr", "")))),
+            (
+                i,
+                Topic(
+                    str(number).strip(),
+                    _clean(str(title)),
+                    _clean(str(obj.get("description", obj.get("desc", "")))),
+                    _clean(str(obj.get("narrative", obj.get("narr", "")))),
+                ),
             )
         )
     return topics
@@ -122,7 +136,10 @@ def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
     if fmt not in TOPIC_FORMATS:
         raise ValueError(f"unknown topics format {fmt!r}; expected one of {', '.join(TOPIC_FORMATS)}")
     with open_binary(path) as fh:
-        raw = fh.read()
+        try:
+            raw = fh.read()
+        except READ_ERRORS as exc:
+            raise FormatError(str(path), 0, f"cannot read file: {exc}") from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -132,10 +149,14 @@ def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
         head = text.lstrip()[:1]
         fmt = "trec" if head == "<" else "jsonl" if head == "{" else "tsv"
     parser = {"trec": _parse_trec, "tsv": _parse_tsv, "jsonl": _parse_jsonl}[fmt]
-    topics = parser(text, str(path))
+    numbered = parser(text, str(path))
+    if not numbered:
+        raise FormatError(str(path), 0, f"no topics found (read as {fmt})")
     seen: dict[str, int] = {}
-    for t in topics:
+    for line, t in numbered:
         if t.number in seen:
-            raise FormatError(str(path), 0, f"topic '{t.number}' is defined twice")
-        seen[t.number] = 1
-    return topics
+            raise FormatError(
+                str(path), line, f"topic '{t.number}' is defined twice (first on line {seen[t.number]})"
+            )
+        seen[t.number] = line
+    return [t for _, t in numbered]

@@ -41,8 +41,8 @@ def run(*args: str) -> tuple[str, str]:
     return out.getvalue(), err.getvalue()
 
 
-def test_single_run_prints_measure_topic_value_lines(files, capsys) -> None:  # type: ignore[no-untyped-def]
-    out, _ = run("-q", "-m", "map", "-m", "P.2", str(files["qrels"]), str(files["a"]))
+def test_single_run_prints_measure_topic_value_lines(files) -> None:  # type: ignore[no-untyped-def]
+    out, err = run("-q", "-m", "map", "-m", "P.2", str(files["qrels"]), str(files["a"]))
     lines = [line.split("\t") for line in out.splitlines()]
     # topic 1: rel at ranks 1 and 3 (R=2): AP = (1/1 + 2/3)/2; topic 2: rel at rank 2 (R=1): AP = 1/2
     assert ["map", "1", f"{(1 + 2 / 3) / 2:.4f}"] in lines
@@ -51,7 +51,7 @@ def test_single_run_prints_measure_topic_value_lines(files, capsys) -> None:  # 
     assert ["P_2", "1", "0.5000"] in lines
     # topic 3 has no results: skipped with a warning on stderr (trec_eval 9 behaviour)
     assert not any(line[1] == "3" for line in lines)
-    assert "no results for 1 qrels topic(s): 3" in capsys.readouterr().err
+    assert "no results for 1 qrels topic(s): 3" in err
 
 
 def test_complete_flag_counts_missing_topics_as_zero(files) -> None:  # type: ignore[no-untyped-def]
@@ -134,3 +134,23 @@ def test_command_line_entry_point_prints_no_traceback(files) -> None:  # type: i
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"{files['a']}:1: expected 6 columns" in proc.stderr
+
+
+def test_fast_path_and_django_path_print_the_same(files) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    outputs = []
+    for pure in ("1", "0"):
+        proc = subprocess.run(
+            [sys.executable, "manage.py", "evaluate", "-q", "-m", "all_trec", str(files["qrels"]), str(files["a"])],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={"PATH": "/usr/bin:/bin", "WORKBENCH_PURE_CLI": pure},
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert "map\tall\t" in outputs[0]

@@ -2,184 +2,25 @@
 
 from __future__ import annotations
 
-import sys
 from argparse import ArgumentParser
-from typing import Any
+from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.evaluate import Judgments, evaluate_run
-from metrics.measures.base import EvalOptions
-from metrics.names import MeasureError, parse_measures
-from metrics.output import Writer
-from trec import FormatError, read_mq_prel, read_prel, read_qrels, read_run
-from trec.progress import Progress
-from trec.runs import run_name_from_path
+from metrics.cli import EVALUATE_HELP, UsageError, add_evaluate_arguments, run_evaluate
 
 
 class Command(BaseCommand):
-    help = (
-        "Evaluate runs against qrels exactly as trec_eval 10.0 (and sample_eval.pl with --prel). "
-        "Example: manage.py evaluate -q -m map -m P.10 -m ndcg_cut.10 qrels.txt runs/*.run"
-    )
+    help = EVALUATE_HELP
     # Pure file work: no system checks, no database.
-    requires_system_checks: list[str] = []
+    requires_system_checks: ClassVar[list[str]] = []
     requires_migrations_checks = False
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("qrels", help="qrels file (or a prel with --prel / --mq-prel); gzip is fine")
-        parser.add_argument("runs", nargs="+", help="run files: qid Q0 docno rank score tag")
-        parser.add_argument("-q", dest="per_topic", action="store_true", help="print per-topic values too")
-        parser.add_argument(
-            "-c", dest="complete", action="store_true", help="average over every qrels topic (missing = 0)"
-        )
-        parser.add_argument(
-            "-J", dest="judged_only", action="store_true", help="judged documents only (condensed lists)"
-        )
-        parser.add_argument("-l", dest="level", type=int, default=1, help="relevance level: rel >= LEVEL (default 1)")
-        parser.add_argument("-M", dest="max_docs", type=int, default=None, help="evaluate only the top N per topic")
-        parser.add_argument(
-            "-m",
-            dest="measures",
-            action="append",
-            default=None,
-            help="measure or group: map, P.5,10, ndcg_cut.10, all_trec, official, nDCG@10, P(rel=2)@10, "
-            "Bpref, Judged@10 ... (repeatable)",
-        )
-        design = parser.add_mutually_exclusive_group()
-        design.add_argument(
-            "--prel",
-            action="store_true",
-            help="QRELS is a sample_eval prel 'qid iter docno stratum rel' (enables xinfAP, xinfNDCG, iP_k)",
-        )
-        design.add_argument(
-            "--mq-prel",
-            action="store_true",
-            help="QRELS is a Million Query prel 'qid docno rel method iprob' (enables statAP)",
-        )
-        parser.add_argument(
-            "--sample-version",
-            choices=["trec2011", "trecvid2012"],
-            default="trec2011",
-            help="which sample_eval.pl to reproduce (default trec2011)",
-        )
-        parser.add_argument(
-            "--prior",
-            choices=["third", "half"],
-            default="third",
-            help="xinfAP's empty-sample prior: sample_eval's 1/3 (default) or trec_eval's 1/2",
-        )
-        parser.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
-        parser.add_argument("--format", choices=["trec", "json", "csv"], default="trec", dest="fmt")
-        parser.add_argument(
-            "--trec-eval-layout",
-            action="store_true",
-            help="pad the measure column as trec_eval does, for byte-identical diffs",
-        )
-        parser.add_argument(
-            "--progress",
-            choices=["auto", "on", "off"],
-            default="auto",
-            help="progress bar on stderr (auto: when stderr is a terminal and there are several runs)",
-        )
+        add_evaluate_arguments(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        if opts["max_docs"] is not None and opts["max_docs"] < 1:
-            raise CommandError("-M takes a positive number of documents", returncode=2)
-        if opts["digits"] < 0 or opts["digits"] > 17:
-            raise CommandError("--digits takes a number from 0 to 17", returncode=2)
-        design = "prel" if opts["prel"] else "mq" if opts["mq_prel"] else "qrels"
-        default = ["sample_eval"] if design == "prel" else ["statAP"] if design == "mq" else ["official"]
         try:
-            measures = parse_measures(
-                [p for spec in (opts["measures"] or default) for p in _split_specs(spec)], design=design
-            )
-        except MeasureError as exc:
+            run_evaluate(opts, self.stdout, self.stderr)
+        except UsageError as exc:
             raise CommandError(str(exc), returncode=2) from exc
-        options = EvalOptions(
-            level=opts["level"],
-            max_docs=opts["max_docs"],
-            judged_only=opts["judged_only"],
-            complete=opts["complete"],
-            sample_variant=opts["sample_version"],
-            sample_prior=opts["prior"],
-        )
-        try:
-            if design == "prel":
-                judgments = Judgments.from_prel(read_prel(opts["qrels"]))
-            elif design == "mq":
-                judgments = Judgments.from_mq(read_mq_prel(opts["qrels"]))
-            else:
-                judgments = Judgments(read_qrels(opts["qrels"]))
-        except FormatError as exc:
-            raise CommandError(str(exc), returncode=2) from exc
-
-        runs = opts["runs"]
-        names = [run_name_from_path(p) for p in runs]
-        many = len(runs) > 1
-        writer = Writer(
-            self.stdout,
-            opts["fmt"],
-            per_topic=opts["per_topic"],
-            digits=opts["digits"],
-            with_run=many,
-            trec_eval_layout=opts["trec_eval_layout"],
-        )
-        enabled = None if opts["progress"] == "auto" else opts["progress"] == "on"
-        if enabled is None and not many:
-            enabled = False
-        with Progress(len(runs), "evaluating", stream=sys.stderr, enabled=enabled) as progress:
-            for path, name in zip(runs, names):
-                try:
-                    run = read_run(path, name=name)
-                except FormatError as exc:
-                    raise CommandError(str(exc), returncode=2) from exc
-                result = evaluate_run(judgments, run, measures, options)
-                if result.missing_topics:
-                    self._warn_missing(name, result.missing_topics, options.complete)
-                writer.write(result)
-                progress.advance(name)
-        writer.close(
-            {
-                "qrels": str(opts["qrels"]),
-                "options": {
-                    "level": options.level,
-                    "max_docs": options.max_docs,
-                    "judged_only": options.judged_only,
-                    "complete": options.complete,
-                    "design": design,
-                },
-            }
-        )
-
-    def _warn_missing(self, run: str, topics: list[str], complete: bool) -> None:
-        shown = ", ".join(topics[:10]) + (", ..." if len(topics) > 10 else "")
-        what = "counted as 0 (-c)" if complete else "skipped (use -c to count them as 0)"
-        sys.stderr.write(
-            f"evaluate: warning: run '{run}' has no results for {len(topics)} qrels topic(s): {shown}; {what}\n"
-        )
-
-
-def _split_specs(spec: str) -> list[str]:
-    """``-m P.5,10`` is one spec, ``-m map,P.5`` two: commas split only where no '.'/'(' parameters are open."""
-    out: list[str] = []
-    depth = 0
-    current = ""
-    for ch in spec:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        if ch == "," and depth == 0 and current and not _takes_params(current):
-            out.append(current)
-            current = ""
-            continue
-        current += ch
-    if current:
-        out.append(current)
-    return out
-
-
-def _takes_params(current: str) -> bool:
-    # inside "P.5,10" the comma continues the parameter list
-    return "." in current and not current.startswith(".")

@@ -1,0 +1,222 @@
+"""``manage.py compare``: significance tests between runs on files, its output formats and its errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+TOPICS = ["1", "2", "3", "4", "5", "6"]
+
+
+def qrels_text(relevant: str, other: str) -> str:
+    return "".join(f"{t} 0 {relevant} 1\n{t} 0 {other} 0\n" for t in TOPICS)
+
+
+def run_text(tag: str, first: dict[str, str]) -> str:
+    """Two documents per topic: ``first[topic]`` ranked first, the other one second."""
+    lines = []
+    for t in TOPICS:
+        top = first[t]
+        second = "n" if top == "r" else "r"
+        lines += [f"{t} Q0 {top} 1 2.0 {tag}", f"{t} Q0 {second} 2 1.0 {tag}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    # With 'r' the one relevant document of each topic: A ranks it first (AP 1 everywhere),
+    # B second (AP 1/2 everywhere), C first on topics 1-3 only (mean AP 3/4).
+    paths = {
+        "qrels": tmp_path / "qrels.txt",
+        "swapped": tmp_path / "swapped.txt",
+        "A": tmp_path / "A.run",
+        "B": tmp_path / "B.run",
+        "C": tmp_path / "C.run",
+    }
+    paths["qrels"].write_text(qrels_text("r", "n"))
+    paths["swapped"].write_text(qrels_text("n", "r"))  # 'n' relevant instead: the ordering reverses
+    paths["A"].write_text(run_text("A", dict.fromkeys(TOPICS, "r")))
+    paths["B"].write_text(run_text("B", dict.fromkeys(TOPICS, "n")))
+    paths["C"].write_text(run_text("C", {t: "r" if t in "123" else "n" for t in TOPICS}))
+    return paths
+
+
+def compare(files: dict[str, Path], *args: str, runs: Sequence[str] = "ABC") -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command(
+        "compare", str(files["qrels"]), *(str(files[r]) for r in runs), *args, stdout=out, stderr=err
+    )
+    return out.getvalue(), err.getvalue()
+
+
+def compare_json(files: dict[str, Path], *args: str, runs: Sequence[str] = "ABC") -> dict[str, Any]:
+    out, _ = compare(files, "--format=json", *args, runs=runs)
+    doc: dict[str, Any] = json.loads(out)
+    return doc
+
+
+def failure(files: dict[str, Path], *args: str, runs: Sequence[str] = "ABC") -> CommandError:
+    with pytest.raises(CommandError) as info:
+        compare(files, *args, runs=runs)
+    return info.value
+
+
+def test_text_output_ranks_runs_by_mean_and_lists_each_pair(files: dict[str, Path]) -> None:
+    out, _ = compare(files, "-m", "map")
+    lines = [line.split() for line in out.splitlines()]
+    assert ["1", "A", "1.0000"] in lines
+    assert ["2", "C", f"{(3 * 1 + 3 * 0.5) / 6:.4f}"] in lines
+    assert ["3", "B", "0.5000"] in lines
+    # A − B is 1/2 on every topic: a t statistic of infinity, p = 0, significant after Holm
+    pair = next(line for line in lines if line[:2] == ["A", "B"])
+    assert pair[2] == "0.5000" and pair[5:] == ["t", "inf", "0.0000", "0.0000", "*"]
+    assert "Tukey HSD" in out and "groups" in out
+
+
+def test_sign_test_p_values_and_their_holm_correction(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--test", "sign")
+    sign = {(p["a"], p["b"]): p["tests"]["sign"] for p in doc["pairs"]}
+    # A−B: 6 wins of 6, p = 2/2^6; A−C and B−C: 3 of 3 untied topics, p = 2/2^3
+    assert sign[("A", "B")]["p"] == pytest.approx(2 / 2**6)
+    assert sign[("A", "C")]["p"] == pytest.approx(2 / 2**3) and sign[("A", "C")]["n"] == 3
+    # Holm: 3 · 1/32 = 0.09375; 2 · 1/4 = 0.5; 1 · 1/4 -> the running max 0.5
+    assert [s["p_adjusted"] for s in sign.values()] == pytest.approx([0.09375, 0.5, 0.5])
+    assert not any(s["significant"] for s in sign.values())
+    assert doc["settings"]["tests"] == ["sign"]
+
+
+def test_bonferroni_and_no_correction(files: dict[str, Path]) -> None:
+    bonf = compare_json(files, "-m", "map", "--test", "sign", "--correction", "bonferroni")
+    assert [p["tests"]["sign"]["p_adjusted"] for p in bonf["pairs"]] == pytest.approx([3 / 32, 0.75, 0.75])
+    none = compare_json(files, "-m", "map", "--test", "sign", "--correction", "none", "--alpha", "0.05")
+    assert none["pairs"][0]["tests"]["sign"]["significant"]  # 1/32 < 0.05 uncorrected
+
+
+def test_baseline_compares_every_run_with_it(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--baseline", "B")
+    assert [(p["a"], p["b"], p["diff"]) for p in doc["pairs"]] == [
+        ("A", "B", pytest.approx(0.5)),
+        ("C", "B", pytest.approx(0.25)),
+    ]
+    by_path = compare_json(files, "-m", "map", "--baseline", str(files["B"]))
+    assert [(p["a"], p["b"]) for p in by_path["pairs"]] == [("A", "B"), ("C", "B")]
+
+
+def test_constant_difference_has_a_point_bootstrap_interval(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--bootstrap", "500")
+    assert doc["pairs"][0]["ci"] == [pytest.approx(0.5), pytest.approx(0.5)]
+
+
+def test_the_seed_makes_the_random_procedures_reproducible(files: dict[str, Path]) -> None:
+    args = ("-m", "map", "--permutations", "300", "--bootstrap", "300", "--seed", "7")
+    assert compare(files, *args) == compare(files, *args)
+
+
+def test_compare_qrels_reports_a_reversed_ordering(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--compare-qrels", str(files["swapped"]))
+    (corr,) = doc["correlations"]
+    # A > C > B under the qrels, B > C > A under the swapped ones
+    assert (corr["tau_b"], corr["tau_ap"]) == (pytest.approx(-1.0), pytest.approx(-1.0))
+    assert corr["truth"].endswith("qrels.txt)") and corr["other"].endswith("swapped.txt)")
+
+
+def test_compare_measure_prints_both_correlations(files: dict[str, Path]) -> None:
+    out, _ = compare(files, "-m", "map", "--compare-measure", "P.1")
+    # P@1 is 1, 0 and 1/2 for A, B, C: the same order as MAP
+    assert "map vs P_1: Kendall tau-b 1.0000, tau_AP 1.0000 (3 runs)" in out
+
+
+def test_csv_has_one_tidy_row_per_fact(files: dict[str, Path]) -> None:
+    out, _ = compare(files, "-m", "map", "--format", "csv", "--test", "t", "--per-topic", runs="AB")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {r["section"] for r in rows} == {"mean", "pair", "tukey", "score"}
+    (pair,) = [r for r in rows if r["section"] == "pair"]
+    assert (pair["a"], pair["b"], pair["test"], float(pair["estimate"]), pair["p"]) == (
+        "A",
+        "B",
+        "t",
+        0.5,
+        "0.0",
+    )
+    scores = [r for r in rows if r["section"] == "score"]
+    assert len(scores) == 2 * len(TOPICS)
+    assert {float(r["estimate"]) for r in scores if r["a"] == "B"} == {0.5}
+
+
+def test_per_topic_prints_the_score_matrix(files: dict[str, Path]) -> None:
+    out, _ = compare(files, "-m", "map", "--per-topic")
+    lines = out.splitlines()
+    header = lines.index("per-topic map:") + 1
+    assert lines[header].split() == ["topic", "A", "B", "C"]
+    assert lines[header + 4].split() == ["4", "1.0000", "0.5000", "0.5000"]
+
+
+def test_topics_missing_from_a_run_are_left_out_and_named(files: dict[str, Path]) -> None:
+    text = files["C"].read_text().splitlines()
+    files["C"].write_text("\n".join(line for line in text if not line.startswith("6 ")) + "\n")
+    doc = compare_json(files, "-m", "map")
+    assert doc["topics"] == ["1", "2", "3", "4", "5"]
+    assert doc["dropped"] == {"6": ["C"]}
+    _, err = compare(files, "-m", "map")
+    assert "1 topic(s) left out, not evaluated for every run: 6 (no results from C)" in err
+    # with -c the missing topic scores 0 for C instead
+    complete = compare_json(files, "-m", "map", "-c")
+    assert complete["dropped"] == {}
+    assert complete["runs"][2]["mean"] == pytest.approx((3 * 1 + 2 * 0.5 + 0) / 6)
+
+
+def test_unknown_baseline_exits_2_naming_the_runs(files: dict[str, Path]) -> None:
+    exc = failure(files, "-m", "map", "--baseline", "bm25")
+    assert exc.returncode == 2
+    assert str(exc) == "no run named 'bm25'; the runs are: A, B, C"
+
+
+def test_bad_run_file_exits_2_with_file_and_line(files: dict[str, Path]) -> None:
+    files["B"].write_text("1 Q0 r 1 2.0 B\n1 Q0 n 2 high B\n")
+    exc = failure(files, "-m", "map")
+    assert exc.returncode == 2
+    assert str(exc).startswith(f"{files['B']}:2:")
+
+
+def test_bad_qrels_exits_2_with_file_and_line(files: dict[str, Path]) -> None:
+    files["swapped"].write_text("1 0 r 1\n1 0 n\n")
+    exc = failure(files, "-m", "map", "--compare-qrels", str(files["swapped"]))
+    assert exc.returncode == 2
+    assert str(exc).startswith(f"{files['swapped']}:2:")
+
+
+def test_missing_file_exits_2(files: dict[str, Path]) -> None:
+    files["A"].unlink()
+    exc = failure(files, "-m", "map")
+    assert exc.returncode == 2 and str(files["A"]) in str(exc)
+
+
+@pytest.mark.parametrize(
+    ("measure", "message"),
+    [("P", "'P' names"), ("nosuch", "unknown measure 'nosuch'")],
+)
+def test_measure_must_name_exactly_one_known_measure(
+    files: dict[str, Path], measure: str, message: str
+) -> None:
+    exc = failure(files, "-m", measure)
+    assert exc.returncode == 2 and message in str(exc)
+
+
+def test_one_run_is_not_a_comparison(files: dict[str, Path]) -> None:
+    exc = failure(files, "-m", "map", runs="A")
+    assert exc.returncode == 2 and "at least two runs" in str(exc)
+
+
+def test_two_files_with_one_run_name_exit_2(files: dict[str, Path], tmp_path: Path) -> None:
+    (tmp_path / "other").mkdir()
+    files["A2"] = tmp_path / "other" / "A.run"
+    files["A2"].write_text(files["B"].read_text())
+    exc = failure(files, "-m", "map", runs=["A", "A2"])
+    assert exc.returncode == 2 and "two runs are named 'A'" in str(exc)
