@@ -11,7 +11,11 @@ PURE_COMMANDS = {"evaluate": "metrics.cli"}
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
-    if len(sys.argv) > 1 and sys.argv[1] in PURE_COMMANDS and os.environ.get("WORKBENCH_PURE_CLI", "1") == "1":
+    if (
+        len(sys.argv) > 1
+        and sys.argv[1] in PURE_COMMANDS
+        and os.environ.get("WORKBENCH_PURE_CLI", "1") == "1"
+    ):
         from importlib import import_module
 
         cli = import_module(PURE_COMMANDS[sys.argv[1]])

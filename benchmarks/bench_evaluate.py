@@ -49,7 +49,7 @@ def generate(folder: Path, n_runs: int, n_topics: int, depth: int, seed: int) ->
     best_rank = np.full((n_topics, universe), np.iinfo(np.int64).max)
     paths = []
     for r in range(n_runs):
-        lines = []
+        lines: list[str] = []
         for t, topic in enumerate(topics):
             scores = quality[t] + noise[r] * rng.standard_normal(universe)
             top = np.argpartition(-scores, depth)[:depth]
@@ -58,7 +58,7 @@ def generate(folder: Path, n_runs: int, n_topics: int, depth: int, seed: int) ->
             s = scores[top] * 10 + 50
             lines.extend(
                 f"{topic} Q0 doc{doc_ids[t, d]:08d} {i} {v:.6f} sys{r:03d}\n"
-                for i, (d, v) in enumerate(zip(top.tolist(), s.tolist()), start=1)
+                for i, (d, v) in enumerate(zip(top.tolist(), s.tolist(), strict=False), start=1)
             )
         path = folder / "runs" / f"sys{r:03d}.run"
         path.write_text("".join(lines))
@@ -69,13 +69,22 @@ def generate(folder: Path, n_runs: int, n_topics: int, depth: int, seed: int) ->
         pooled = np.flatnonzero(best_rank[t] <= 100)
         q = quality[t, pooled]
         u = rng.random(len(pooled))
-        grades = np.select([u < 1 / (1 + np.exp(-(2 * q - 4))), u < 1 / (1 + np.exp(-(2 * q - 3))),
-                            u < 1 / (1 + np.exp(-(2 * q - 2)))], [3, 2, 1], 0)
+        grades = np.select(
+            [
+                u < 1 / (1 + np.exp(-(2 * q - 4))),
+                u < 1 / (1 + np.exp(-(2 * q - 3))),
+                u < 1 / (1 + np.exp(-(2 * q - 2))),
+            ],
+            [3, 2, 1],
+            0,
+        )
         ranks = best_rank[t, pooled]
         stratum = np.where(ranks <= 10, 1, np.where(ranks <= 30, 2, 3))
         rate = np.array([0.0, 1.0, 0.5, 0.1])[stratum]
         sampled = rng.random(len(pooled)) < rate
-        for d, g, s, smp in zip(pooled.tolist(), grades.tolist(), stratum.tolist(), sampled.tolist()):
+        for d, g, s, smp in zip(
+            pooled.tolist(), grades.tolist(), stratum.tolist(), sampled.tolist(), strict=False
+        ):
             qrels_lines.append(f"{topic} 0 doc{doc_ids[t, d]:08d} {g}\n")
             prel_lines.append(f"{topic} 0 doc{doc_ids[t, d]:08d} {s} {g if smp else -1}\n")
     (folder / "qrels.txt").write_text("".join(qrels_lines))
@@ -153,7 +162,9 @@ def compare_values(ours: Path, pytrec: Path, runs: list[Path]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--large", action="store_true", help="200 runs x 250 topics")
     parser.add_argument("--runs", type=int, default=None)
     parser.add_argument("--topics", type=int, default=None)
@@ -173,22 +184,42 @@ def main() -> None:
     # generated in a child: a child's peak RSS starts from its parent's size at fork, so this
     # process stays small to keep the contenders' memory figures honest
     subprocess.run(
-        [sys.executable, __file__, "--generate-only", "--workdir", str(workdir), "--runs", str(n_runs),
-         "--topics", str(n_topics), "--depth", str(args.depth), "--seed", str(args.seed)],
+        [
+            sys.executable,
+            __file__,
+            "--generate-only",
+            "--workdir",
+            str(workdir),
+            "--runs",
+            str(n_runs),
+            "--topics",
+            str(n_topics),
+            "--depth",
+            str(args.depth),
+            "--seed",
+            str(args.seed),
+        ],
         check=True,
     )
-    wl = Workload(workdir, workdir / "qrels.txt", workdir / "prel.txt",
-                  sorted((workdir / "runs").glob("*.run")))
-    lines = sum(1 for _ in open(wl.qrels))
-    print(f"  done in {time.perf_counter() - t0:.1f}s; qrels: {lines} judgments (depth-100 pool)\n", flush=True)
+    wl = Workload(
+        workdir, workdir / "qrels.txt", workdir / "prel.txt", sorted((workdir / "runs").glob("*.run"))
+    )
+    with open(wl.qrels) as fh:
+        lines = sum(1 for _ in fh)
+    print(
+        f"  done in {time.perf_counter() - t0:.1f}s; qrels: {lines} judgments (depth-100 pool)\n", flush=True
+    )
 
     py = sys.executable
     runs = [str(p) for p in wl.runs]
     mflags = [a for m in MEASURES for a in ("-m", m)]
     results: list[Timing] = []
     ours_out = workdir / "ours.txt"
-    ours = timed("workbench evaluate", [py, "manage.py", "evaluate", "--digits", "17", *mflags,
-                                        str(wl.qrels), *runs], ours_out)
+    ours = timed(
+        "workbench evaluate",
+        [py, "manage.py", "evaluate", "--digits", "17", *mflags, str(wl.qrels), *runs],
+        ours_out,
+    )
     results.append(ours)
     peers: list[Timing] = []
     try:
@@ -203,13 +234,16 @@ def main() -> None:
     try:
         import ir_measures  # noqa: F401
 
-        peers.append(timed("ir_measures", [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs],
-                           workdir / "irm.txt"))
+        peers.append(
+            timed("ir_measures", [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs], workdir / "irm.txt")
+        )
     except ImportError:
         pass
     if shutil.which("trec_eval"):
         # trec_eval takes one run per call: a shell loop is how campaigns use it
-        script = " ; ".join(f"trec_eval -m map -m bpref -m infAP -m ndcg -m P.10 {wl.qrels} {r}" for r in runs)
+        script = " ; ".join(
+            f"trec_eval -m map -m bpref -m infAP -m ndcg -m P.10 {wl.qrels} {r}" for r in runs
+        )
         peers.append(timed("trec_eval (C, one process per run)", ["sh", "-c", script], workdir / "te.txt"))
     results += peers
 
@@ -221,14 +255,18 @@ def main() -> None:
             print(f"    {r.note}")
     print("(ratio = tool's wall time / workbench's: above 1 means the workbench is faster)\n")
 
-    xi = timed("workbench evaluate --prel xinfAP xinfNDCG",
-               [py, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG", str(wl.prel), *runs],
-               workdir / "xinf.txt")
+    xi = timed(
+        "workbench evaluate --prel xinfAP xinfNDCG",
+        [py, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG", str(wl.prel), *runs],
+        workdir / "xinf.txt",
+    )
     print(f"{xi.name:45s} {xi.seconds:8.2f} s {xi.max_rss_mb:8.0f} MB {'' if xi.ok else 'FAILED ' + xi.note}")
     if shutil.which("sample_eval.pl"):
         script = " ; ".join(f"sample_eval.pl {wl.prel} {r}" for r in runs)
         se = timed("sample_eval.pl (one process per run)", ["sh", "-c", script], workdir / "se.txt")
-        print(f"{se.name:45s} {se.seconds:8.2f} s {se.max_rss_mb:8.0f} MB  ratio {se.seconds / xi.seconds:.2f}x")
+        print(
+            f"{se.name:45s} {se.seconds:8.2f} s {se.max_rss_mb:8.0f} MB  ratio {se.seconds / xi.seconds:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 from argparse import ArgumentParser
-from typing import Any, TextIO
+from typing import Any
 
 from metrics.evaluate import Judgments, evaluate_files
 from metrics.measures.base import EvalOptions
 from metrics.names import MeasureError, parse_measures
 from metrics.output import Writer
 from trec import FormatError, read_mq_prel, read_prel, read_qrels
-from trec.progress import Progress
+from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
 
 EVALUATE_HELP = (
@@ -92,7 +92,7 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
     )
 
 
-def run_evaluate(opts: dict[str, Any], stdout: TextIO, stderr: TextIO) -> None:
+def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
     """Evaluate ``opts['runs']`` against ``opts['qrels']``; raises :class:`UsageError` on bad input."""
     if opts["max_docs"] is not None and opts["max_docs"] < 1:
         raise UsageError("-M takes a positive number of documents")
@@ -164,7 +164,7 @@ def run_evaluate(opts: dict[str, Any], stdout: TextIO, stderr: TextIO) -> None:
     )
 
 
-def _warn_missing(stderr: TextIO, run: str, topics: list[str], complete: bool) -> None:
+def _warn_missing(stderr: TextOut, run: str, topics: list[str], complete: bool) -> None:
     shown = ", ".join(topics[:10]) + (", ..." if len(topics) > 10 else "")
     what = "counted as 0 (-c)" if complete else "skipped (use -c to count them as 0)"
     stderr.write(
@@ -197,7 +197,7 @@ def _takes_params(current: str) -> bool:
     return "." in current and not current.startswith(".")
 
 
-def main(argv: list[str], stdout: TextIO, stderr: TextIO, prog: str = "manage.py evaluate") -> int:
+def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py evaluate") -> int:
     """Entry point without Django (used by manage.py's fast path)."""
     parser = argparse.ArgumentParser(prog=prog, description=EVALUATE_HELP)
     add_evaluate_arguments(parser)

@@ -5,7 +5,6 @@ Pure: takes the format layer's Run/Qrels/prels and returns plain results; no Dja
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +15,9 @@ import numpy as np
 
 from metrics.measures import REGISTRY, Measure
 from metrics.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
-from trec.prels import MQPrel, StratifiedPrel
 from trec.grouping import topic_keys
 from trec.order import hash_strings
+from trec.prels import MQPrel, StratifiedPrel
 from trec.qrels import Qrels
 from trec.runs import Run
 
@@ -79,7 +78,7 @@ class Judgments:
                 pos = r[r > 0]
                 ideal.append(np.sort(pos)[::-1].astype(np.float64))
                 g, c = np.unique(r[r >= 0], return_counts=True)
-                grade_counts.append(dict(zip(g.tolist(), c.tolist())))
+                grade_counts.append(dict(zip(g.tolist(), c.tolist(), strict=False)))
             self._stats[level] = TopicStats(
                 num_rel=count(rels >= level),
                 num_nonrel=count(judged & (rels < level)),
@@ -127,7 +126,9 @@ class Judgments:
         out[found] = np.where(rel < 0, UNJUDGED, rel)
         return out
 
-    def lookup(self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None) -> np.ndarray:
+    def lookup(
+        self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+    ) -> np.ndarray:
         """Judgment of each (qrels topic index, docno): grade, UNJUDGED or NONPOOL."""
         return self.relevance(self.lookup_rows(topic_index, docnos, hashes))
 
@@ -184,7 +185,7 @@ def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
     run_q = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
     present = np.zeros(len(q.topics), dtype=bool)
     present[run_q[run_q >= 0]] = True
-    missing = [t for t, p in zip(q.topics, present.tolist()) if not p]
+    missing = [t for t, p in zip(q.topics, present.tolist(), strict=False) if not p]
     run_lengths = np.diff(run.offsets)
     row_q = np.repeat(run_q, run_lengths)
     keep = row_q >= 0
@@ -199,7 +200,13 @@ def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
     rel = judgments.relevance(qrows)
     if options.judged_only:
         judged = rel >= 0
-        rows, row_q, docnos, rel, qrows = rows[judged], row_q[judged], docnos[judged], rel[judged], qrows[judged]
+        rows, row_q, docnos, rel, qrows = (
+            rows[judged],
+            row_q[judged],
+            docnos[judged],
+            rel[judged],
+            qrows[judged],
+        )
     full = np.zeros(len(q.topics), dtype=np.int64)
     full[run_q[run_q >= 0]] = run_lengths[run_q >= 0]
     counts = np.bincount(row_q, minlength=len(q.topics))[: len(q.topics)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from metrics.measures import ORDER, REGISTRY, Measure
 
@@ -55,16 +56,37 @@ IR_ALIASES: dict[str, IrAlias] = {
 
 # Measure groups usable with -m besides all_trec.
 GROUPS: dict[str, tuple[str, ...]] = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
-                 "iprec_at_recall", "P"),
+    "official": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ),
     # what each sample_eval.pl version prints, in its order; "sample_eval" picks one by sample_variant
     "sample_eval_trec2011": (
-        "xinfAP", "xinfNDCG", "iprec_at_recall_est", "iP.10,50,1000", "inum_rel_ret", "inum_rel",
+        "xinfAP",
+        "xinfNDCG",
+        "iprec_at_recall_est",
+        "iP.10,50,1000",
+        "inum_rel_ret",
+        "inum_rel",
         "sample_num_ret",
     ),
     "sample_eval_trecvid2012": (
-        "xinfAP", "xinfNDCG", "iprec_at_recall_est", "iP.5,10,15,20,30,100,200,500,1000", "inum_rel_ret",
-        "inum_rel", "sample_num_ret",
+        "xinfAP",
+        "xinfNDCG",
+        "iprec_at_recall_est",
+        "iP.5,10,15,20,30,100,200,500,1000",
+        "inum_rel_ret",
+        "inum_rel",
+        "sample_num_ret",
     ),
 }
 
@@ -115,7 +137,7 @@ def _ir_measure(spec: str) -> list[Measure] | None:
     if alias is None:
         return None
     level = None
-    param = None
+    param: Any = None
     extra: dict[str, float] = {}
     for arg in filter(None, (a.strip() for a in (m.group("args") or "").split(","))):
         key, eq, val = arg.partition("=")

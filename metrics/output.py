@@ -6,16 +6,17 @@ import csv
 import json
 import math
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any
 
 from metrics.evaluate import RunResult
+from trec.progress import TextOut
 
 
 def _value(result: RunResult, name: str, value: float, digits: int) -> str:
     if name == "runid":
         return result.run
     if name in result.integer:
-        return str(int(round(value)))
+        return str(round(value))
     if math.isnan(value):
         return "nan"
     return f"{value:.{digits}f}"
@@ -49,7 +50,7 @@ def result_dict(result: RunResult, *, per_topic: bool, digits: int | None = None
         if name == "runid":
             return result.run
         if name in result.integer:
-            return int(round(v))
+            return round(v)
         return round(v, digits) if digits is not None else v
 
     out: dict[str, Any] = {
@@ -59,7 +60,9 @@ def result_dict(result: RunResult, *, per_topic: bool, digits: int | None = None
     }
     if per_topic:
         out["per_topic"] = {
-            t: {n: num(n, float(result.per_topic[n][i])) for n in result.names if n not in result.summary_only}
+            t: {
+                n: num(n, float(result.per_topic[n][i])) for n in result.names if n not in result.summary_only
+            }
             for i, t in enumerate(result.topics)
         }
     return out
@@ -69,7 +72,14 @@ class Writer:
     """Streams results run by run so that memory stays bounded with many runs."""
 
     def __init__(
-        self, stream: TextIO, fmt: str, *, per_topic: bool, digits: int, with_run: bool, trec_eval_layout: bool
+        self,
+        stream: TextOut,
+        fmt: str,
+        *,
+        per_topic: bool,
+        digits: int,
+        with_run: bool,
+        trec_eval_layout: bool,
     ) -> None:
         self.stream = stream
         self.fmt = fmt

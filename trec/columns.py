@@ -23,6 +23,7 @@ _MAX_EXACT = 2**53
 _FLOAT_RE = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(rb"[+-]?\d+")
 _WIDE = 96  # wider string columns are gathered with Python slices instead of an n x width matrix
+_PAD = _WIDE + 1
 
 
 def _printable(token: bytes) -> str:
@@ -37,7 +38,7 @@ class Columns:
     path: str
     buf: np.ndarray  # uint8 view of the block
     raw: bytes
-    padded: np.ndarray  # the block followed by _WIDE spaces, so windows never run off the end
+    padded: np.ndarray  # _PAD spaces, the block, _PAD spaces: windows never run off either end
     starts: np.ndarray  # (n, ncols) int64
     ends: np.ndarray  # (n, ncols) int64
     line_numbers: np.ndarray  # (n,) int64, 1-based line numbers in the file
@@ -65,9 +66,47 @@ class Columns:
         if width > _WIDE:
             raise ValueError("token too wide for the vectorized path")
         windows = np.lib.stride_tricks.sliding_window_view(self.padded, width)
-        chars = windows[s]
-        chars[np.arange(width) >= lengths[:, None]] = 0
+        chars = windows[s + _PAD]
+        chars *= np.arange(width) < lengths[:, None]
         return chars, lengths
+
+    def _fixed_point(self, col: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """Mantissas of a column whose numbers all share one layout, e.g. every score printed "%.6f".
+
+        Right-aligns the tokens and fills their left with '0', so that every column of the
+        matrix has one meaning: the dot sits in the same column in every row and the mantissa
+        is one dot product with powers of ten. Returns (mantissa, negative, fraction digits),
+        or None when the layout differs between rows or a number is too long to be exact.
+        """
+        e = self.ends[:, col]
+        lengths = e - self.starts[:, col]
+        width = int(lengths.max())
+        if width > 17:
+            return None
+        windows = np.lib.stride_tricks.sliding_window_view(self.padded, width)
+        chars = windows[e + _PAD - width]
+        lead = np.arange(width) < (width - lengths)[:, None]
+        neg = chars[np.arange(len(e)), width - lengths] == 45
+        chars[lead] = 48
+        chars[neg, width - lengths[neg]] = 48
+        dots = chars == 46
+        dot_cols = np.flatnonzero(dots[0])
+        if dot_cols.size > 1:
+            return None
+        frac = width - 1 - int(dot_cols[0]) if dot_cols.size else 0
+        digit_cols = np.ones(width, dtype=bool)
+        if dot_cols.size:
+            digit_cols[dot_cols[0]] = False
+            if not dots[:, dot_cols[0]].all():
+                return None
+        digits = chars[:, digit_cols] - np.uint8(48)
+        if not (digits < 10).all() or (lengths == neg).any():
+            return None
+        ndig = int(digit_cols.sum())
+        if ndig > 15:  # the float dot product below is exact only below 2**53
+            return None
+        weights = 10.0 ** np.arange(ndig - 1, -1, -1)
+        return digits.astype(np.float64) @ weights, neg, frac
 
     def _char_columns(self, col: int) -> tuple[list[np.ndarray], np.ndarray]:
         """The column's characters as one 1-D array per character position (0 past a token's end)."""
@@ -138,11 +177,18 @@ class Columns:
         n = len(self)
         if n == 0:
             return np.zeros(0, dtype=np.float64)
-        ok, neg, mant, frac = self._decimal(col)
         # m / 10**f is correctly rounded, hence equal to strtod, when m < 2**53 and f <= 22 (Clinger).
-        fast = ok & (mant <= _MAX_EXACT) & (frac <= 22)
-        out = mant.astype(np.float64) / _POW10_FLOAT[np.minimum(frac, 22)]
-        np.negative(out, out=out, where=neg)
+        fixed = self._fixed_point(col)
+        if fixed is not None:
+            mant_f, neg, f = fixed
+            out = mant_f / _POW10_FLOAT[f]
+            np.negative(out, out=out, where=neg)
+            fast = np.ones(n, dtype=bool)
+        else:
+            ok, neg, mant, frac = self._decimal(col)
+            fast = ok & (mant <= _MAX_EXACT) & (frac <= 22)
+            out = mant.astype(np.float64) / _POW10_FLOAT[np.minimum(frac, 22)]
+            np.negative(out, out=out, where=neg)
         for row in np.flatnonzero(~fast).tolist():
             tok = self.token(row, col)
             if not _FLOAT_RE.fullmatch(tok):
@@ -175,12 +221,29 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     if not ws[-1]:
         flips = np.r_[flips, buf.size]
     tstart, tend = flips[0::2], flips[1::2]
+    pad = b" " * _PAD
+    if (
+        tstart.size % ncols == 0
+        and tstart.size
+        and raw.endswith(b"\n")
+        and b"#" not in raw
+        and bool((tstart[1:] == tend[:-1] + 1).all())
+    ):
+        # The common layout (single separators, no blank or comment lines) is checked from the
+        # byte after each token alone: a newline after every ncols-th token and nowhere else.
+        after = buf[tend].reshape(-1, ncols)
+        if bool((after[:, -1] == 10).all()) and not bool((after[:, :-1] == 10).any()):
+            padded = np.frombuffer(pad + raw + pad, dtype=np.uint8)
+            lines = first_line + np.arange(tstart.size // ncols, dtype=np.int64)
+            return Columns(path, buf, raw, padded, tstart.reshape(-1, ncols), tend.reshape(-1, ncols), lines)
     newlines = np.flatnonzero(buf == 10)
     # tokens before each line's newline; line k holds tokens before_nl[k-1]:before_nl[k]
     before_nl = np.searchsorted(tstart, newlines)
-    bounds = np.r_[0, before_nl, tstart.size] if (newlines.size == 0 or newlines[-1] != buf.size - 1) else np.r_[
-        0, before_nl
-    ]
+    bounds = (
+        np.r_[0, before_nl, tstart.size]
+        if (newlines.size == 0 or newlines[-1] != buf.size - 1)
+        else np.r_[0, before_nl]
+    )
     per_line = np.diff(bounds)
     tline = None
     if tstart.size and b"#" in raw and (buf[tstart] == 35).any():
@@ -208,7 +271,7 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     line_ids = np.flatnonzero(per_line)
     starts = tstart.reshape(-1, ncols)
     ends = tend.reshape(-1, ncols)
-    padded = np.frombuffer(raw + b" " * (_WIDE + 1), dtype=np.uint8)
+    padded = np.frombuffer(pad + raw + pad, dtype=np.uint8)
     return Columns(path, buf, raw, padded, starts, ends, first_line + line_ids.astype(np.int64))
 
 

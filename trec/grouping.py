@@ -43,7 +43,9 @@ def duplicate_error(
     where = int(lines[later]) if lines is not None else 0
     seen = f" (first on line {int(lines[earlier])})" if lines is not None else ""
     return FormatError(
-        path, where, f"duplicate docno '{docno}' in topic '{topic}'{seen}: a document may appear once per topic"
+        path,
+        where,
+        f"duplicate docno '{docno}' in topic '{topic}'{seen}: a document may appear once per topic",
     )
 
 

@@ -22,7 +22,7 @@ BLOCK_SIZE = 16 * 1024 * 1024
 def open_binary(path: PathLike) -> IO[bytes]:
     """Open ``path`` for reading bytes, decompressing gzip when the file starts with the gzip magic."""
     try:
-        raw = open(path, "rb")  # noqa: SIM115 - returned to the caller
+        raw = open(path, "rb")  # noqa: SIM115 - handed to the caller, who closes it
     except OSError as exc:
         raise FormatError(str(path), 0, f"cannot open file: {exc.strerror or exc}") from exc
     head = raw.peek(2)[:2] if isinstance(raw, io.BufferedReader) else b""
@@ -80,4 +80,4 @@ def open_text_out(path: PathLike) -> IO[str]:
     """Open ``path`` for writing text; a ``.gz`` suffix writes gzip."""
     if Path(path).suffix == ".gz":
         return gzip.open(path, "wt", encoding="utf-8", newline="\n")
-    return open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+    return open(path, "w", encoding="utf-8", newline="\n")

@@ -114,7 +114,9 @@ def write_prel(prel: StratifiedPrel, path: PathLike) -> None:
     with open_text_out(path) as fh:
         for i, topic in enumerate(q.topics):
             a, b = int(q.offsets[i]), int(q.offsets[i + 1])
-            for d, s, r in zip(q.docnos[a:b].tolist(), prel.strata[a:b].tolist(), q.rels[a:b].tolist()):
+            for d, s, r in zip(
+                q.docnos[a:b].tolist(), prel.strata[a:b].tolist(), q.rels[a:b].tolist(), strict=False
+            ):
                 fh.write(f"{topic} 0 {d.decode()} {s.decode()} {r}\n")
 
 
@@ -123,6 +125,12 @@ def write_mq_prel(prel: MQPrel, path: PathLike) -> None:
     with open_text_out(path) as fh:
         for i, topic in enumerate(q.topics):
             a, b = int(q.offsets[i]), int(q.offsets[i + 1])
-            rows = zip(q.docnos[a:b].tolist(), q.rels[a:b].tolist(), prel.methods[a:b].tolist(), prel.iprobs[a:b])
+            rows = zip(
+                q.docnos[a:b].tolist(),
+                q.rels[a:b].tolist(),
+                prel.methods[a:b].tolist(),
+                prel.iprobs[a:b],
+                strict=False,
+            )
             for d, r, m, p in rows:
                 fh.write(f"{topic} {d.decode()} {r} {m.decode()} {float(p)!r}\n")

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, Protocol
+
+
+class TextOut(Protocol):
+    """What the command writes to: a text stream or Django's OutputWrapper."""
+
+    def write(self, text: str, /) -> Any: ...
+
+    def flush(self) -> Any: ...
+
+    def isatty(self) -> bool: ...
 
 
 class Progress:
     """``with Progress(total, "evaluating") as p: ... p.advance(label)``; silent when not a TTY."""
 
-    def __init__(self, total: int, what: str, stream: TextIO | None = None, enabled: bool | None = None) -> None:
+    def __init__(
+        self, total: int, what: str, stream: TextOut | None = None, enabled: bool | None = None
+    ) -> None:
         self.total = max(total, 0)
         self.what = what
-        self.stream = stream or sys.stderr
+        self.stream: TextOut = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.done = 0
         self.started = time.monotonic()

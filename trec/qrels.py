@@ -51,7 +51,7 @@ class Qrels:
         out: dict[str, dict[str, int]] = {}
         for i, t in enumerate(self.topics):
             d, r = self.segment(i)
-            out[t] = {x.decode(): int(y) for x, y in zip(d.tolist(), r.tolist())}
+            out[t] = {x.decode(): int(y) for x, y in zip(d.tolist(), r.tolist(), strict=False)}
         return out
 
 
@@ -92,7 +92,9 @@ def qrels_from_dict(judgments: dict[str, dict[str, int]]) -> Qrels:
     qids = [t.encode() for t, docs in judgments.items() for _ in docs]
     docnos = [d.encode() for docs in judgments.values() for d in docs]
     rels = [r for docs in judgments.values() for r in docs.values()]
-    return qrels_from_arrays(np.array(qids, dtype="S"), np.array(docnos, dtype="S"), np.array(rels, dtype=np.int64))
+    return qrels_from_arrays(
+        np.array(qids, dtype="S"), np.array(docnos, dtype="S"), np.array(rels, dtype=np.int64)
+    )
 
 
 def _convert(cols: Columns) -> dict[str, np.ndarray]:
@@ -122,5 +124,5 @@ def write_qrels(qrels: Qrels, path: PathLike) -> None:
     with open_text_out(path) as fh:
         for i, topic in enumerate(qrels.topics):
             d, r = qrels.segment(i)
-            for docno, rel in zip(d.tolist(), r.tolist()):
+            for docno, rel in zip(d.tolist(), r.tolist(), strict=False):
                 fh.write(f"{topic} 0 {docno.decode()} {rel}\n")

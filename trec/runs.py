@@ -46,7 +46,10 @@ class Run:
     def ranking(self, topic: str) -> list[tuple[str, float]]:
         """One topic's ``(docno, score)`` list in canonical order."""
         sl = self.topic_slice(topic)
-        return [(d.decode(), float(s)) for d, s in zip(self.docnos[sl].tolist(), self.scores[sl].tolist())]
+        return [
+            (d.decode(), float(s))
+            for d, s in zip(self.docnos[sl].tolist(), self.scores[sl].tolist(), strict=False)
+        ]
 
     def items(self) -> Iterable[tuple[str, np.ndarray, np.ndarray]]:
         for i, topic in enumerate(self.topics):
@@ -55,7 +58,7 @@ class Run:
 
 
 def run_name_from_path(path: PathLike) -> str:
-    """The run's display name: file name without directory and extensions (``runs/bm25.run.gz`` -> ``bm25``)."""
+    """The run's name: its file name without directory and extensions (``runs/bm25.run.gz`` -> ``bm25``)."""
     name = Path(path).name
     while True:
         stem, dot, ext = name.rpartition(".")
@@ -113,7 +116,9 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
     """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`."""
     parts, total = read_columns(str(path), RUN_COLUMNS, _convert)
     if total == 0:
-        raise FormatError(str(path), 0, "the run has no result lines (expected 'qid Q0 docno rank score tag')")
+        raise FormatError(
+            str(path), 0, "the run has no result lines (expected 'qid Q0 docno rank score tag')"
+        )
     qids = concat(parts["qid"])
     tag_arr = parts["tag"][0]
     return run_from_arrays(
@@ -132,5 +137,5 @@ def write_run(run: Run, path: PathLike, tag: str | None = None) -> None:
     out_tag = tag or run.tag or run.name
     with open_text_out(path) as fh:
         for topic, docnos, scores in run.items():
-            for rank, (d, s) in enumerate(zip(docnos.tolist(), scores.tolist()), start=1):
+            for rank, (d, s) in enumerate(zip(docnos.tolist(), scores.tolist(), strict=False), start=1):
                 fh.write(f"{topic} Q0 {d.decode()} {rank} {s!r} {out_tag}\n")

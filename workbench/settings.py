@@ -18,7 +18,9 @@ def _env_bool(name: str, default: bool) -> bool:
 DEBUG = _env_bool("WORKBENCH_DEBUG", False)
 # A development key is fine for the embedded default; deployments set WORKBENCH_SECRET_KEY.
 SECRET_KEY = os.environ.get("WORKBENCH_SECRET_KEY", "dev-only-insecure-key-change-me-for-any-deployment")
-ALLOWED_HOSTS = [h for h in os.environ.get("WORKBENCH_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h]
+ALLOWED_HOSTS = [
+    h for h in os.environ.get("WORKBENCH_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,7 +75,10 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers proceed while an assessor's write commits; IMMEDIATE avoids upgrade deadlocks.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

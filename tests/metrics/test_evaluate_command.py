@@ -28,11 +28,22 @@ RUN_A = """\
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "runs").mkdir()
-    paths = {"qrels": tmp_path / "qrels.txt", "a": tmp_path / "runs" / "sysA.run", "b": tmp_path / "runs" / "sysB.run"}
+    paths = {
+        "qrels": tmp_path / "qrels.txt",
+        "a": tmp_path / "runs" / "sysA.run",
+        "b": tmp_path / "runs" / "sysB.run",
+    }
     paths["qrels"].write_text(QRELS)
     paths["a"].write_text(RUN_A)
-    paths["b"].write_text(RUN_A.replace("3.0", "0.1").replace("tagA", "tagA"))  # same tag: names come from files
+    paths["b"].write_text(
+        RUN_A.replace("3.0", "0.1").replace("tagA", "tagA")
+    )  # same tag: names come from files
     return paths
+
+
+def _values(out: str) -> dict[str, str]:
+    """measure -> value of 'measure<TAB>topic<TAB>value' lines."""
+    return {name: value for name, _, value in (line.split("\t") for line in out.splitlines())}
 
 
 def run(*args: str) -> tuple[str, str]:
@@ -41,7 +52,7 @@ def run(*args: str) -> tuple[str, str]:
     return out.getvalue(), err.getvalue()
 
 
-def test_single_run_prints_measure_topic_value_lines(files) -> None:  # type: ignore[no-untyped-def]
+def test_single_run_prints_measure_topic_value_lines(files: dict[str, Path]) -> None:
     out, err = run("-q", "-m", "map", "-m", "P.2", str(files["qrels"]), str(files["a"]))
     lines = [line.split("\t") for line in out.splitlines()]
     # topic 1: rel at ranks 1 and 3 (R=2): AP = (1/1 + 2/3)/2; topic 2: rel at rank 2 (R=1): AP = 1/2
@@ -54,26 +65,26 @@ def test_single_run_prints_measure_topic_value_lines(files) -> None:  # type: ig
     assert "no results for 1 qrels topic(s): 3" in err
 
 
-def test_complete_flag_counts_missing_topics_as_zero(files) -> None:  # type: ignore[no-untyped-def]
+def test_complete_flag_counts_missing_topics_as_zero(files: dict[str, Path]) -> None:
     out, _ = run("-c", "-m", "map", "-m", "num_q", str(files["qrels"]), str(files["a"]))
-    values = dict(tuple(line.split("\t")[::2]) for line in out.splitlines())
+    values = _values(out)
     assert values["num_q"] == "3"
     assert values["map"] == f"{((1 + 2 / 3) / 2 + 0.5 + 0) / 3:.4f}"
 
 
-def test_several_runs_get_a_run_column_named_after_the_file(files) -> None:  # type: ignore[no-untyped-def]
+def test_several_runs_get_a_run_column_named_after_the_file(files: dict[str, Path]) -> None:
     out, _ = run("-m", "map", str(files["qrels"]), str(files["a"]), str(files["b"]))
     first_cols = [line.split("\t")[0] for line in out.splitlines()]
     assert first_cols == ["sysA", "sysB"]
 
 
-def test_num_measures_sum_and_print_as_integers(files) -> None:  # type: ignore[no-untyped-def]
+def test_num_measures_sum_and_print_as_integers(files: dict[str, Path]) -> None:
     out, _ = run("-m", "num_ret", "-m", "num_rel", "-m", "num_rel_ret", str(files["qrels"]), str(files["a"]))
-    values = dict(tuple(line.split("\t")[::2]) for line in out.splitlines())
+    values = _values(out)
     assert values == {"num_ret": "5", "num_rel": str(2 + 1), "num_rel_ret": "3"}
 
 
-def test_json_and_csv_formats(files) -> None:  # type: ignore[no-untyped-def]
+def test_json_and_csv_formats(files: dict[str, Path]) -> None:
     out, _ = run("--format", "json", "-q", "-m", "map", str(files["qrels"]), str(files["a"]))
     doc = json.loads(out)
     assert doc["runs"][0]["run"] == "sysA"
@@ -83,20 +94,20 @@ def test_json_and_csv_formats(files) -> None:  # type: ignore[no-untyped-def]
     assert out.splitlines() == ["run,measure,topic,value", "sysA,P_1,all,0.5000"]
 
 
-def test_digits_and_trec_eval_layout(files) -> None:  # type: ignore[no-untyped-def]
+def test_digits_and_trec_eval_layout(files: dict[str, Path]) -> None:
     out, _ = run("--digits", "6", "--trec-eval-layout", "-m", "map", str(files["qrels"]), str(files["a"]))
     assert out == f"{'map':<22}\tall\t{((1 + 2 / 3) / 2 + 0.5) / 2:.6f}\n"
 
 
-def test_ir_measures_names(files) -> None:  # type: ignore[no-untyped-def]
+def test_ir_measures_names(files: dict[str, Path]) -> None:
     out, _ = run("-m", "P(rel=2)@3", "-m", "AP", str(files["qrels"]), str(files["a"]))
-    values = dict(tuple(line.split("\t")[::2]) for line in out.splitlines())
+    values = _values(out)
     # rel=2: only 'c' (rank 3) in topic 1 counts -> 1/3; topic 2 has none -> 0
     assert values["P(rel=2)@3"] == f"{(1 / 3 + 0) / 2:.4f}"
     assert values["AP"] == f"{((1 + 2 / 3) / 2 + 0.5) / 2:.4f}"
 
 
-def test_bad_run_file_exits_2_naming_file_and_line(files) -> None:  # type: ignore[no-untyped-def]
+def test_bad_run_file_exits_2_naming_file_and_line(files: dict[str, Path]) -> None:
     files["a"].write_text(RUN_A + "2 Q0 w 3 high tagA\n")
     with pytest.raises(CommandError) as info:
         run("-m", "map", str(files["qrels"]), str(files["a"]))
@@ -105,21 +116,21 @@ def test_bad_run_file_exits_2_naming_file_and_line(files) -> None:  # type: igno
     assert "'high'" in str(info.value)
 
 
-def test_unknown_measure_exits_2(files) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_measure_exits_2(files: dict[str, Path]) -> None:
     with pytest.raises(CommandError) as info:
         run("-m", "mapp", str(files["qrels"]), str(files["a"]))
     assert info.value.returncode == 2
     assert "unknown measure 'mapp'" in str(info.value)
 
 
-def test_missing_file_exits_2(tmp_path: Path, files) -> None:  # type: ignore[no-untyped-def]
+def test_missing_file_exits_2(tmp_path: Path, files: dict[str, Path]) -> None:
     with pytest.raises(CommandError) as info:
         run(str(tmp_path / "nope.qrels"), str(files["a"]))
     assert info.value.returncode == 2
     assert "nope.qrels" in str(info.value)
 
 
-def test_command_line_entry_point_prints_no_traceback(files) -> None:  # type: ignore[no-untyped-def]
+def test_command_line_entry_point_prints_no_traceback(files: dict[str, Path]) -> None:
     import subprocess
     import sys
 
@@ -136,7 +147,7 @@ def test_command_line_entry_point_prints_no_traceback(files) -> None:  # type: i
     assert f"{files['a']}:1: expected 6 columns" in proc.stderr
 
 
-def test_fast_path_and_django_path_print_the_same(files) -> None:  # type: ignore[no-untyped-def]
+def test_fast_path_and_django_path_print_the_same(files: dict[str, Path]) -> None:
     import subprocess
     import sys
 
@@ -144,7 +155,16 @@ def test_fast_path_and_django_path_print_the_same(files) -> None:  # type: ignor
     outputs = []
     for pure in ("1", "0"):
         proc = subprocess.run(
-            [sys.executable, "manage.py", "evaluate", "-q", "-m", "all_trec", str(files["qrels"]), str(files["a"])],
+            [
+                sys.executable,
+                "manage.py",
+                "evaluate",
+                "-q",
+                "-m",
+                "all_trec",
+                str(files["qrels"]),
+                str(files["a"]),
+            ],
             capture_output=True,
             text=True,
             cwd=root,

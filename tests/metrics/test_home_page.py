@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.test import Client
 
 from metrics.evaluate import Judgments, evaluate_run
@@ -13,7 +14,7 @@ from trec import read_qrels, read_run
 
 
 @pytest.fixture
-def organizer(db):  # type: ignore[no-untyped-def]
+def organizer(db: None) -> User:
     return get_user_model().objects.create_user("org", password="pw-organizer-1")
 
 
@@ -23,7 +24,7 @@ def test_home_redirects_anonymous_visitors_to_login(client: Client, db: None) ->
     assert response["Location"].startswith("/accounts/login/")
 
 
-def test_home_shows_demo_runs_with_engine_values(client: Client, organizer) -> None:  # type: ignore[no-untyped-def]
+def test_home_shows_demo_runs_with_engine_values(client: Client, organizer: User) -> None:
     client.force_login(organizer)
     response = client.get("/")
     assert response.status_code == 200
@@ -35,7 +36,8 @@ def test_home_shows_demo_runs_with_engine_values(client: Client, organizer) -> N
 
     folder = settings.WORKBENCH_DEMO_DIR
     result = evaluate_run(
-        Judgments(read_qrels(folder / "qrels.txt")), read_run(folder / "runs" / f"{board.rows[0].run}.run"),
+        Judgments(read_qrels(folder / "qrels.txt")),
+        read_run(folder / "runs" / f"{board.rows[0].run}.run"),
         parse_measures(["map"]),
     )
     assert f"{result.summary['map']:.4f}" in html

@@ -98,4 +98,6 @@ def test_reference_values(refdata: Path, scenario: str, run: str, tool: str) -> 
             got = float(result.per_topic[name][topic_pos[topic]])
         if not np.isclose(got, want, rtol=0, atol=TOLERANCE):
             mismatches.append(f"{name} {topic}: got {got!r}, trec tool printed {want!r}")
-    assert not mismatches, f"{len(mismatches)} of {len(expected)} values differ:\n" + "\n".join(mismatches[:30])
+    assert not mismatches, f"{len(mismatches)} of {len(expected)} values differ:\n" + "\n".join(
+        mismatches[:30]
+    )

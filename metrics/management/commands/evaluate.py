@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from argparse import ArgumentParser
-from typing import Any, ClassVar
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -13,7 +13,7 @@ from metrics.cli import EVALUATE_HELP, UsageError, add_evaluate_arguments, run_e
 class Command(BaseCommand):
     help = EVALUATE_HELP
     # Pure file work: no system checks, no database.
-    requires_system_checks: ClassVar[list[str]] = []
+    requires_system_checks = []  # noqa: RUF012 - Django's own attribute
     requires_migrations_checks = False
 
     def add_arguments(self, parser: ArgumentParser) -> None:
