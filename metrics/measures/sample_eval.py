@@ -33,8 +33,6 @@ from typing import Any
 import numpy as np
 
 from metrics.measures.base import Context, Family, register, total
-from trec.grouping import topic_keys
-from trec.order import hash_strings
 
 EPSILON = 0.00001
 # sample_eval's literal 0.00003 (3 * 0.00001 is one ulp above it); trec_eval's 2ε for the 1/2 prior.
@@ -172,44 +170,6 @@ def _ideal(judgments: Any, variant: str, max_rank: int) -> np.ndarray:
     return ideal
 
 
-def _prel_rows(judgments: Any, topics: np.ndarray, docnos: np.ndarray) -> np.ndarray:
-    """The prel line of each (prel topic index, docno), -1 where the document is not in the universe.
-
-    A join on 64-bit (topic, docno) hashes, confirmed by comparing docnos; should two prel lines
-    share a hash, an exact binary search per topic instead.
-    """
-    q = judgments.prel.qrels
-    key = ("sample_eval", "join")
-    if key not in judgments.cache:
-        codes = np.repeat(np.arange(len(q.topics), dtype=np.int64), np.diff(q.offsets))
-        keys = topic_keys(hash_strings(q.docnos), codes)
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        clash = len(keys) > 1 and bool(np.any(sorted_keys[1:] == sorted_keys[:-1]))
-        judgments.cache[key] = None if clash else (sorted_keys, order)
-    join = judgments.cache[key]
-    out = np.full(len(docnos), -1, dtype=np.int64)
-    if len(docnos) == 0 or len(q) == 0:
-        return out
-    if join is None:
-        for t in np.unique(topics).tolist():
-            rows = np.flatnonzero(topics == t)
-            a, b = int(q.offsets[t]), int(q.offsets[t + 1])
-            if a == b:
-                continue
-            pos = np.minimum(np.searchsorted(q.docnos[a:b], docnos[rows]), b - a - 1)
-            hit = q.docnos[a + pos] == docnos[rows]
-            out[rows[hit]] = a + pos[hit]
-        return out
-    sorted_keys, order = join
-    keys = topic_keys(hash_strings(docnos), topics)
-    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    cand = order[pos]
-    hit = (sorted_keys[pos] == keys) & (q.docnos[cand] == docnos)
-    out[hit] = cand[hit]
-    return out
-
-
 # ---------------------------------------------------------------- the walk over one run (cached per context)
 
 
@@ -265,7 +225,9 @@ def _walk(ctx: Context) -> _Walk:
         # the evaluator already joined the run with these very judgments
         index = aligned.qrels_rows if capped is ctx else aligned.qrels_rows[keep]
     else:
-        index = _prel_rows(judgments, np.repeat(aligned.qrels_index, capped.lengths), docnos)
+        # judgments whose prel is not their qrels: join with the prel the same way
+        prel_judgments = judgments.cache.setdefault(("sample_eval", "prel"), type(judgments)(q))
+        index = prel_judgments.lookup_rows(np.repeat(aligned.qrels_index, capped.lengths), docnos)
     inside = index >= 0
     code = np.full(len(index), -1, dtype=np.int64)
     code[inside] = st.code[index[inside]]

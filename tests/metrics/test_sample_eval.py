@@ -413,7 +413,7 @@ def test_prel_join_falls_back_to_exact_search_when_hashes_collide(monkeypatch: p
     run = [*ranked("c", "zz", "a", "b"), ("2", "a", 1.0)]
     hashed = evaluate(prel, run, ["sample_eval"])
     collide = lambda v: np.zeros(len(v), dtype=np.uint64)  # noqa: E731
-    monkeypatch.setattr("metrics.measures.sample_eval.hash_strings", collide)
+    monkeypatch.setattr("metrics.evaluate.hash_strings", collide)
     exact = evaluate(prel, run, ["sample_eval"])
     assert hashed.summary == exact.summary
     assert all(np.array_equal(hashed.per_topic[n], exact.per_topic[n]) for n in hashed.names)
