@@ -5,6 +5,7 @@ Pure: takes the format layer's Run/Qrels/prels and returns plain results; no Dja
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -192,18 +193,20 @@ def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
     if options.max_docs is not None:
         rank0 = np.arange(len(row_q)) - np.repeat(run.offsets[:-1], run_lengths)
         keep &= rank0 < options.max_docs
-    rows = np.flatnonzero(keep)
-    row_q = row_q[rows]
-    docnos = run.docnos[rows]
-    hashes = run.docno_hashes[rows] if run.docno_hashes is not None else None
+    if keep.all():  # the usual case: every ranked document takes part, no copies needed
+        docnos, hashes, scores = run.docnos, run.docno_hashes, run.scores
+    else:
+        rows = np.flatnonzero(keep)
+        row_q, docnos, scores = row_q[rows], run.docnos[rows], run.scores[rows]
+        hashes = run.docno_hashes[rows] if run.docno_hashes is not None else None
     qrows = judgments.lookup_rows(row_q, docnos, hashes)
     rel = judgments.relevance(qrows)
     if options.judged_only:
-        judged = rel >= 0
-        rows, row_q, docnos, rel, qrows = (
-            rows[judged],
+        judged = np.flatnonzero(rel >= 0)
+        row_q, docnos, scores, rel, qrows = (
             row_q[judged],
             docnos[judged],
+            scores[judged],
             rel[judged],
             qrows[judged],
         )
@@ -219,7 +222,7 @@ def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
         offsets=offsets,
         rel=rel,
         docnos=docnos,
-        scores=run.scores[rows],
+        scores=scores,
         full_lengths=full[selected],
         missing=missing,
         qrels_rows=qrows,
@@ -318,7 +321,7 @@ def evaluate_files(
     from trec.runs import read_run
 
     names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
-    workers = workers if workers is not None else 1
+    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
 
     def job(i: int) -> RunResult:
         return evaluate_run(judgments, read_run(paths[i], name=names[i]), measures, options)

@@ -9,6 +9,7 @@ integers or doubles. Any token that does not fit the expected type is reported w
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,12 @@ _FLOAT_RE = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INT_RE = re.compile(rb"[+-]?\d+")
 _WIDE = 96  # wider string columns are gathered with Python slices instead of an n x width matrix
 _PAD = _WIDE + 1
+
+
+@lru_cache(maxsize=128)
+def _prefix_masks(width: int) -> np.ndarray:
+    """Row ``k`` is ``[1]*k + [0]*(width-k)`` (uint8): a token's mask is one row gather, not a broadcast."""
+    return np.tri(width + 1, width, -1, dtype=np.uint8)
 
 
 def _printable(token: bytes) -> str:
@@ -67,7 +74,7 @@ class Columns:
             raise ValueError("token too wide for the vectorized path")
         windows = np.lib.stride_tricks.sliding_window_view(self.padded, width)
         chars = windows[s + _PAD]
-        chars *= np.arange(width) < lengths[:, None]
+        chars *= _prefix_masks(width)[np.minimum(lengths, width)]
         return chars, lengths
 
     def _fixed_point(self, col: int) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -85,7 +92,7 @@ class Columns:
             return None
         windows = np.lib.stride_tricks.sliding_window_view(self.padded, width)
         chars = windows[e + _PAD - width]
-        lead = np.arange(width) < (width - lengths)[:, None]
+        lead = _prefix_masks(width)[width - lengths].view(bool)
         neg = chars[np.arange(len(e)), width - lengths] == 45
         chars[lead] = 48
         chars[neg, width - lengths[neg]] = 48
@@ -225,6 +232,7 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     if (
         tstart.size % ncols == 0
         and tstart.size
+        and tstart[0] == 0
         and raw.endswith(b"\n")
         and b"#" not in raw
         and bool((tstart[1:] == tend[:-1] + 1).all())

@@ -70,17 +70,33 @@ def find_duplicate(
 ) -> tuple[int, int] | None:
     """Rows ``(earlier, later)`` of the first docno listed twice within one topic, or None.
 
-    Hashes (topic, docno) to 64 bits and sorts the hashes, far cheaper than sorting strings;
-    rows sharing a hash are then compared exactly.
+    Hashes (topic, docno) to 64 bits, far cheaper to compare than strings; rows sharing a
+    hash are then compared exactly.
     """
     from trec.order import hash_strings
 
     if len(docnos) < 2:
         return None
     key = topic_keys(hash_strings(docnos) if hashes is None else hashes, codes)
-    if not (np.diff(np.sort(key)) == 0).any():
+    # Scatter every row into a table indexed by low key bits (last write wins): only rows that
+    # lost their slot, and the rows that won those slots, can share a key. That is a few percent
+    # of the rows, and only those are sorted.
+    bits = max(16, int(4 * len(key)).bit_length())
+    slot = (key & np.uint64((1 << bits) - 1)).astype(np.intp)
+    table = np.empty(1 << bits, dtype=np.int32 if len(key) < 2**31 else np.intp)
+    rows = np.arange(len(key), dtype=table.dtype)
+    table[slot] = rows
+    lost = table[slot] != rows
+    if not lost.any():
         return None
-    order = np.argsort(key, kind="stable")
+    contested = np.zeros(1 << bits, dtype=bool)
+    contested[slot[lost]] = True
+    involved = np.flatnonzero(contested[slot])
+    sub = key[involved]
+    order_sub = np.argsort(sub, kind="stable")
+    if not (np.diff(sub[order_sub]) == 0).any():
+        return None
+    order = involved[order_sub]
     sk = key[order]
     same = sk[1:] == sk[:-1]
     found: list[tuple[int, int]] = []

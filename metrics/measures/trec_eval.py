@@ -91,7 +91,17 @@ def ideal_dcg(gains_desc: np.ndarray, k: int | None = None) -> float:
 
 
 def _ideal(ctx: Context, k: int | None) -> np.ndarray:
-    return np.array([ideal_dcg(g, k) for g in ctx.stats.ideal_gains], dtype=np.float64)
+    """Per evaluated topic, the ideal DCG (cut at k); computed once per judgments, not per run."""
+    judgments, aligned = ctx.extra.get("judgments"), ctx.extra.get("aligned")
+    if judgments is None or aligned is None:
+        return np.array([ideal_dcg(g, k) for g in ctx.stats.ideal_gains], dtype=np.float64)
+    key = ("trec_eval.ideal_dcg", k)
+    if key not in judgments.cache:
+        # ideal gains are judged grades > 0 whatever the level, so any level's stats will do
+        gains = judgments.stats(ctx.level).ideal_gains
+        judgments.cache[key] = np.array([ideal_dcg(g, k) for g in gains], dtype=np.float64)
+    ideal: np.ndarray = judgments.cache[key][aligned.qrels_index]
+    return ideal
 
 
 def _ndcg(ctx: Context, _: Any) -> np.ndarray:
