@@ -25,3 +25,11 @@ def refdata() -> Path:
             "(the folder holding expected/reference.tsv.gz) to run the trec_eval/sample_eval comparisons"
         )
     return path
+
+
+# CI runs the property tests on a fixed example stream, so a red build can be replayed exactly.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    _hypothesis_settings.load_profile("ci")

@@ -55,6 +55,11 @@ def collections(draw: st.DrawFn) -> tuple[dict[str, dict[str, int]], dict[str, d
         if side in ("both", "run only"):
             run[topic] = draw(st.dictionaries(st.sampled_from(DOCNOS), SCORES, min_size=1))
     assume(qrels and run)
+    # pytrec_eval (trec_eval 9's form_res_rels) reads past a zero-length rel_levels array when a
+    # qrels topic holds only negative grades, and crashes the interpreter (SIGSEGV), or corrupts
+    # memory and hangs later; such topics are checked against our own expectations instead
+    # (test_a_topic_with_only_unjudged_qrels_scores_zero below).
+    assume(all(any(g >= 0 for g in docs.values()) for docs in qrels.values()))
     return qrels, run
 
 
@@ -153,3 +158,15 @@ def test_iprec_at_recall_rounds_the_relevant_count_like_trec_eval_10_not_9() -> 
     assert _recall_count_differs("iprec_at_recall_0.20", 6)
     assert _ours(qrels, run, 1, False).per_topic["iprec_at_recall_0.20"][0] == pytest.approx(1 / 1)
     assert _theirs(qrels, run, 1, False)["1"]["iprec_at_recall_0.20"] == pytest.approx(3 / 4)
+
+
+def test_a_topic_with_only_unjudged_qrels_scores_zero() -> None:
+    # the input that crashes pytrec_eval: topic 10 has a single pooled-but-unjudged document
+    qrels = {"10": {"D3": -1}, "7": {"d1": 1}}
+    run = {"10": {"D3": 2.0, "x": -0.5}, "7": {"d1": 1.0}}
+    result = _ours(qrels, run, 1, False)
+    ten = result.topics.index("10")
+    for name in ("map", "bpref", "infAP", "ndcg", "P_5", "recip_rank", "Rprec", "num_rel", "num_rel_ret"):
+        assert result.per_topic[name][ten] == 0.0, name
+    assert result.per_topic["num_ret"][ten] == 2
+    assert result.per_topic["map"][result.topics.index("7")] == 1.0
