@@ -273,9 +273,8 @@ def main() -> None:
     for r in results:
         ratio = r.seconds / ours.seconds if ours.seconds and ours.ok else float("nan")
         runs_s = " ".join(f"{x:.2f}" for x in r.all_seconds or [])
-        print(
-            f"{r.name:38s} {r.seconds:8.2f} {r.max_rss_mb:8.0f} {ratio:7.2f}x {'' if r.ok else 'FAILED'}  {runs_s}"
-        )
+        status = "" if r.ok else "FAILED"
+        print(f"{r.name:38s} {r.seconds:8.2f} {r.max_rss_mb:8.0f} {ratio:7.2f}x {status}  {runs_s}")
         if r.note:
             print(f"    {r.note}")
     print("(ratio = tool's wall time / workbench's: above 1 means the workbench is faster)\n")

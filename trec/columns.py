@@ -9,9 +9,9 @@ integers or doubles. Any token that does not fit the expected type is reported w
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 

@@ -130,9 +130,7 @@ def _bpref(ctx: Context, _: Any) -> np.ndarray:
     R = np.repeat(ctx.stats.num_rel, ctx.lengths).astype(np.float64)
     N = np.repeat(ctx.stats.num_nonrel, ctx.lengths).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(
-            nonrel_above > 0, 1.0 - np.minimum(nonrel_above, R) / np.minimum(N, R), 1.0
-        )
+        term = np.where(nonrel_above > 0, 1.0 - np.minimum(nonrel_above, R) / np.minimum(N, R), 1.0)
     return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
 
 
@@ -150,11 +148,8 @@ def _infap(ctx: Context, _: Any) -> np.ndarray:
     fj = (ctx.rank - 1).astype(np.float64)
     ra = rel_above.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = (
-            1.0 / (fj + 1.0)
-            + (fj / (fj + 1.0))
-            * (pooled_above / fj)
-            * ((ra + INFAP_EPSILON) / (ra + nonrel_above + 2 * INFAP_EPSILON))
+        term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled_above / fj) * (
+            (ra + INFAP_EPSILON) / (ra + nonrel_above + 2 * INFAP_EPSILON)
         )
     term = np.where(fj == 0, 1.0, term)
     return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())

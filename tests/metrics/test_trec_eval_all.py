@@ -143,11 +143,13 @@ def _run(ranked: dict[str, list[str]], name: str = "r") -> Run:
     )
 
 
-def _eval(qrels: dict[str, dict[str, int]], ranked: dict[str, list[str]], measures: list[str],
-          **options: object) -> dict[str, float]:
+def _eval(
+    qrels: dict[str, dict[str, int]], ranked: dict[str, list[str]], measures: list[str], **options: object
+) -> dict[str, float]:
     """Per-topic values of a single-topic evaluation, or the 'all' values when there are several topics."""
-    result = evaluate_run(Judgments(qrels_from_dict(qrels)), _run(ranked), parse_measures(measures),
-                          EvalOptions(**options))  # type: ignore[arg-type]
+    result = evaluate_run(
+        Judgments(qrels_from_dict(qrels)), _run(ranked), parse_measures(measures), EvalOptions(**options)
+    )  # type: ignore[arg-type]
     if len(result.topics) == 1:
         return {n: float(v[0]) for n, v in result.per_topic.items()} | {
             n: result.summary[n] for n in result.summary_only
@@ -180,8 +182,13 @@ def test_iprec_at_recall_rounds_levels_with_lround() -> None:
 def test_iprec_at_recall_v9_rounding_adds_point_nine() -> None:
     judgments = Judgments(qrels_from_dict(FOUR_REL))
     aligned = align(judgments, _run(FOUR_REL_RUN), EvalOptions())
-    ctx = Context(aligned.topics, aligned.offsets, aligned.rel,
-                  _subset_stats(judgments.stats(1), aligned.qrels_index), EvalOptions())
+    ctx = Context(
+        aligned.topics,
+        aligned.offsets,
+        aligned.rel,
+        _subset_stats(judgments.stats(1), aligned.qrels_index),
+        EvalOptions(),
+    )
     table = interpolated_precision(ctx, (0.6,), rounding="v9")
     assert table[0, 0] == pytest.approx(3 / 5)  # (long)(2.4 + 0.9) = 3 relevant docs
 
@@ -203,9 +210,12 @@ def test_eleven_pt_avg_averages_the_eleven_interpolated_precisions() -> None:
 def test_iprec_at_recall_is_nan_for_a_topic_emptied_by_judged_only() -> None:
     # trec_eval divides num_rel_ret by num_ret = 0 and prints -nan; a topic missing under -c scores 0
     qrels = {"a": {"r": 1}, "b": {"s": 1, "u": -1}, "c": {"v": 1}}
-    result = evaluate_run(Judgments(qrels_from_dict(qrels)), _run({"a": ["r"], "b": ["u", "x"]}),
-                          parse_measures(["iprec_at_recall.0,0.5", "11pt_avg"]),
-                          EvalOptions(judged_only=True, complete=True))
+    result = evaluate_run(
+        Judgments(qrels_from_dict(qrels)),
+        _run({"a": ["r"], "b": ["u", "x"]}),
+        parse_measures(["iprec_at_recall.0,0.5", "11pt_avg"]),
+        EvalOptions(judged_only=True, complete=True),
+    )
     assert result.topics == ["a", "b", "c"]
     assert np.isnan(result.per_topic["iprec_at_recall_0.00"][1])
     assert result.per_topic["iprec_at_recall_0.50"][1] == 0.0  # lround(0.5) = 1 relevant doc never reached
@@ -225,8 +235,12 @@ def test_utility_of_a_topic_missing_from_the_run_is_zero() -> None:
     # -c: trec_eval evaluates the missing topic on an empty ranking, then zeroes its utility;
     # a topic that -J empties keeps p3 · (relevant not retrieved)
     qrels = {"a": {"r": 1}, "b": {"s": 1, "u": -1}, "c": {"v": 1, "w": 1}}
-    result = evaluate_run(Judgments(qrels_from_dict(qrels)), _run({"a": ["r"], "b": ["u"]}),
-                          parse_measures(["utility.1,-1,-2,0"]), EvalOptions(judged_only=True, complete=True))
+    result = evaluate_run(
+        Judgments(qrels_from_dict(qrels)),
+        _run({"a": ["r"], "b": ["u"]}),
+        parse_measures(["utility.1,-1,-2,0"]),
+        EvalOptions(judged_only=True, complete=True),
+    )
     assert result.per_topic["utility_1,-1,-2,0"].tolist() == [1.0, -2.0 * 1, 0.0]
 
 
@@ -251,8 +265,11 @@ def test_rbp_resid_is_zero_when_every_retrieved_doc_is_judged() -> None:
 def test_set_f_parameter_weights_recall_like_beta_squared() -> None:
     qrels = {"t": {f"r{i}": 1 for i in range(8)} | {"n1": 0, "n2": 0}}
     ranked = {"t": ["r0", "r1", "n1", "n2"]}  # P = 2/4, R = 2/8
-    v = _eval(qrels, ranked, ["set_F", "set_F.0.25", "SetF(beta=0.25)", "set_P", "set_recall", "set_map",
-                              "set_relative_P"])
+    v = _eval(
+        qrels,
+        ranked,
+        ["set_F", "set_F.0.25", "SetF(beta=0.25)", "set_P", "set_recall", "set_map", "set_relative_P"],
+    )
     P, R = 0.5, 0.25
     assert v["set_F"] == pytest.approx(2 * P * R / (P + R))
     assert v["set_F_0.25"] == pytest.approx((0.25 + 1) * P * R / (0.25 * P + R))
@@ -355,17 +372,46 @@ def test_all_trec_lists_trec_eval_measures_in_its_print_order() -> None:
     cut = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
     # trec_eval 10.0 -m all_trec, the 'all' lines in order (measures.c's te_trec_measures)
     expected = [
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
         "recip_rank",
-        *[f"iprec_at_recall_{c:.2f}" for c in RECALL_LEVELS], *[f"P_{k}" for k in cut],
-        *[f"recall_{k}" for k in cut], "infAP", "gm_bpref",
+        *[f"iprec_at_recall_{c:.2f}" for c in RECALL_LEVELS],
+        *[f"P_{k}" for k in cut],
+        *[f"recall_{k}" for k in cut],
+        "infAP",
+        "gm_bpref",
         *[f"Rprec_mult_{m:.2f}" for m in (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)],
-        "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", *[f"ndcg_cut_{k}" for k in cut],
-        *[f"map_cut_{k}" for k in cut], *[f"relative_P_{k}" for k in cut],
-        "success_1", "success_5", "success_10",
-        "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
-        "rbp", "rbp_resid",
-        "unj_5", "unj_10", "unj_20",
+        "utility",
+        "11pt_avg",
+        "binG",
+        "G",
+        "ndcg",
+        "ndcg_rel",
+        "Rndcg",
+        *[f"ndcg_cut_{k}" for k in cut],
+        *[f"map_cut_{k}" for k in cut],
+        *[f"relative_P_{k}" for k in cut],
+        "success_1",
+        "success_5",
+        "success_10",
+        "set_P",
+        "set_relative_P",
+        "set_recall",
+        "set_map",
+        "set_F",
+        "num_nonrel_judged_ret",
+        "rbp",
+        "rbp_resid",
+        "unj_5",
+        "unj_10",
+        "unj_20",
     ]
     from metrics.measures import REGISTRY
 
@@ -374,10 +420,19 @@ def test_all_trec_lists_trec_eval_measures_in_its_print_order() -> None:
 
 
 def test_ir_measures_names_map_to_the_trec_eval_families() -> None:
-    got = {m.name: (m.family, m.param) for m in parse_measures(["R@10", "Success@5", "IPrec@0.1", "SetP",
-                                                                  "SetRelP", "SetR", "SetAP", "SetF"])}
+    got = {
+        m.name: (m.family, m.param)
+        for m in parse_measures(
+            ["R@10", "Success@5", "IPrec@0.1", "SetP", "SetRelP", "SetR", "SetAP", "SetF"]
+        )
+    }
     assert got == {
-        "R@10": ("recall", 10), "Success@5": ("success", 5), "IPrec@0.1": ("iprec_at_recall", 0.1),
-        "SetP": ("set_P", None), "SetRelP": ("set_relative_P", None), "SetR": ("set_recall", None),
-        "SetAP": ("set_map", None), "SetF": ("set_F", None),
+        "R@10": ("recall", 10),
+        "Success@5": ("success", 5),
+        "IPrec@0.1": ("iprec_at_recall", 0.1),
+        "SetP": ("set_P", None),
+        "SetRelP": ("set_relative_P", None),
+        "SetR": ("set_recall", None),
+        "SetAP": ("set_map", None),
+        "SetF": ("set_F", None),
     }
