@@ -15,6 +15,7 @@ import gzip
 import math
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -144,12 +145,12 @@ def _run(ranked: dict[str, list[str]], name: str = "r") -> Run:
 
 
 def _eval(
-    qrels: dict[str, dict[str, int]], ranked: dict[str, list[str]], measures: list[str], **options: object
+    qrels: dict[str, dict[str, int]], ranked: dict[str, list[str]], measures: list[str], **options: Any
 ) -> dict[str, float]:
     """Per-topic values of a single-topic evaluation, or the 'all' values when there are several topics."""
     result = evaluate_run(
         Judgments(qrels_from_dict(qrels)), _run(ranked), parse_measures(measures), EvalOptions(**options)
-    )  # type: ignore[arg-type]
+    )
     if len(result.topics) == 1:
         return {n: float(v[0]) for n, v in result.per_topic.items()} | {
             n: result.summary[n] for n in result.summary_only
