@@ -160,3 +160,33 @@ def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
             )
         seen[t.number] = line
     return [t for _, t in numbered]
+
+
+def write_topics(topics: list[Topic], path: PathLike, fmt: str = "trec") -> None:
+    """Write topics as TREC ``<top>`` blocks, TSV or JSON lines (``read_topics`` reads each back)."""
+    from trec.io import open_text_out
+
+    if fmt not in ("trec", "tsv", "jsonl"):
+        raise ValueError(f"unknown topics format {fmt!r}; expected trec, tsv or jsonl")
+    with open_text_out(path) as fh:
+        for t in topics:
+            if fmt == "trec":
+                fh.write(
+                    f"<top>\n<num> Number: {t.number}\n<title> {t.title}\n\n"
+                    f"<desc> Description:\n{t.description}\n\n<narr> Narrative:\n{t.narrative}\n</top>\n\n"
+                )
+            elif fmt == "tsv":
+                fields = [t.number, t.title, t.description, t.narrative]
+                if any("\t" in f or "\n" in f for f in fields):
+                    raise ValueError(
+                        f"topic {t.number}: a field holds a tab or newline, which TSV cannot carry"
+                    )
+                fh.write("\t".join(fields) + "\n")
+            else:
+                record = {
+                    "qid": t.number,
+                    "title": t.title,
+                    "description": t.description,
+                    "narrative": t.narrative,
+                }
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +123,22 @@ def test_trec_error_lines_stay_exact_deep_into_a_large_file(write_file: WriteFil
         read_topics(path)
     assert time.perf_counter() - started < 10
     assert info.value.line == 20000 * 8 + 2
+
+
+@pytest.mark.parametrize("fmt", ["trec", "tsv", "jsonl"])
+def test_write_topics_round_trips_in_every_format(tmp_path: Path, fmt: str) -> None:
+    from trec import Topic, read_topics, write_topics
+
+    topics = [
+        Topic(
+            "301",
+            "international organized crime",
+            "Identify organizations.",
+            "A relevant document names one.",
+        ),
+        Topic("051", "airbus subsidies", "Subsidies to Airbus.", ""),
+        Topic("q-7", "naïve bayes ≠ logistic", "", ""),
+    ]
+    path = tmp_path / f"topics.{fmt}"
+    write_topics(topics, path, fmt=fmt)
+    assert read_topics(path, fmt=fmt) == topics
