@@ -127,7 +127,7 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
         raise UsageError(str(exc)) from exc
 
     runs = opts["runs"]
-    names = [run_name_from_path(p) for p in runs]
+    names = unique_run_names(runs)
     many = len(runs) > 1
     writer = Writer(
         stdout,
@@ -162,6 +162,25 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
             },
         }
     )
+
+
+def unique_run_names(paths: list[str]) -> list[str]:
+    """Run names from file names; where two files share a name, enough parent folders to tell them apart.
+
+    ``a/bm25.run`` and ``b/bm25.run`` become ``a/bm25`` and ``b/bm25``, never two ``bm25`` blocks.
+    """
+    from pathlib import PurePath
+
+    names = [run_name_from_path(p) for p in paths]
+    depth = 0
+    while len(set(names)) < len(names) and depth < 32:
+        depth += 1
+        clashing = {n for n in names if names.count(n) > 1}
+        names = [
+            "/".join([*PurePath(p).parent.parts[-depth:], run_name_from_path(p)]) if n in clashing else n
+            for n, p in zip(names, paths, strict=True)
+        ]
+    return names
 
 
 def _warn_missing(stderr: TextOut, run: str, topics: list[str], complete: bool) -> None:

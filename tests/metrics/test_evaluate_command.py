@@ -174,3 +174,13 @@ def test_fast_path_and_django_path_print_the_same(files: dict[str, Path]) -> Non
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert "map\tall\t" in outputs[0]
+
+
+def test_runs_with_the_same_file_name_are_told_apart_by_folder(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "sysA.run").write_text(RUN_A)
+    out, _ = run("-m", "map", str(files["qrels"]), str(files["a"]), str(other / "sysA.run"))
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["runs/sysA", "other/sysA"]
