@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -495,7 +495,9 @@ def _validate(settings: CompareSettings) -> None:
         raise ComparisonError("the seed must be a non-negative integer")
 
 
-def compare_pairs(matrix: ScoreMatrix, settings: CompareSettings) -> list[PairComparison]:
+def compare_pairs(
+    matrix: ScoreMatrix, settings: CompareSettings, on_pair: Callable[[str], None] | None = None
+) -> list[PairComparison]:
     """Paired tests for every pair of runs (or every run against the baseline), then the correction.
 
     Pair (i, j) draws from its own stream seeded by (seed, i, j), so its p-values and CI do not
@@ -525,6 +527,8 @@ def compare_pairs(matrix: ScoreMatrix, settings: CompareSettings) -> list[PairCo
         rng = np.random.default_rng([settings.seed, _BOOTSTRAP, i, j])
         ci = bootstrap_ci(d, resamples=settings.resamples, confidence=1 - settings.alpha, rng=rng)
         raw.append((i, j, results, ci))
+        if on_pair is not None:
+            on_pair(f"{matrix.runs[i]} vs {matrix.runs[j]}")
     adjusted = {
         test: adjust_p_values([r[2][test].p for r in raw], settings.correction) for test in settings.tests
     }
@@ -545,9 +549,16 @@ def compare_pairs(matrix: ScoreMatrix, settings: CompareSettings) -> list[PairCo
     return out
 
 
-def compare_matrix(matrix: ScoreMatrix, settings: CompareSettings) -> Comparison:
+def pair_count(runs: int, settings: CompareSettings) -> int:
+    """How many pairs :func:`compare_pairs` tests (for progress reporting)."""
+    return runs - 1 if settings.baseline is not None else runs * (runs - 1) // 2
+
+
+def compare_matrix(
+    matrix: ScoreMatrix, settings: CompareSettings, on_pair: Callable[[str], None] | None = None
+) -> Comparison:
     """Paired tests with the correction, and both Tukey HSD variants across all runs."""
-    pairs = compare_pairs(matrix, settings)
+    pairs = compare_pairs(matrix, settings, on_pair)
     tukey = [
         tukey_hsd_two_way(matrix, alpha=settings.alpha),
         tukey_hsd_randomised(
@@ -573,6 +584,7 @@ def compare_runs(
     *,
     other_measure: Measure | None = None,
     other_judgments: Judgments | None = None,
+    on_pair: Callable[[str], None] | None = None,
 ) -> Comparison:
     """Evaluate ``runs`` with ``measure`` and compare them; optionally correlate their ordering
     with the one by ``other_measure`` (same judgments) or under ``other_judgments`` (same measure).
@@ -599,4 +611,4 @@ def compare_runs(
                 f"{name} ({other_judgments.qrels.path})",
             )
         )
-    return replace(compare_matrix(matrix, settings), correlations=correlations)
+    return replace(compare_matrix(matrix, settings, on_pair), correlations=correlations)

@@ -387,3 +387,15 @@ def test_float_noise_in_scores_is_a_tie_not_a_win() -> None:
     x = [[0.1 + 0.2, 0.5, 0.6], [0.3, 0.4, 0.4]]
     pair = compare_pairs(matrix(x), CompareSettings(tests=("sign",), resamples=99))[0]
     assert (pair.tests["sign"].statistic, pair.tests["sign"].n) == (2.0, 2)
+
+
+@pytest.mark.parametrize(("baseline", "expected"), [(None, 4 * 3 // 2), ("b", 4 - 1)])
+def test_compare_pairs_reports_each_pair_for_progress(baseline: str | None, expected: int) -> None:
+    from metrics.significance import pair_count
+
+    seen: list[str] = []
+    settings = CompareSettings(baseline=baseline, permutations=50, resamples=50)
+    scores = [[0.1, 0.2, 0.3], [0.2, 0.2, 0.5], [0.0, 0.4, 0.1], [0.3, 0.3, 0.3]]
+    pairs = compare_pairs(matrix(scores), settings, on_pair=seen.append)
+    assert len(seen) == len(pairs) == expected == pair_count(4, settings)
+    assert seen[0] == f"{pairs[0].a} vs {pairs[0].b}"

@@ -22,8 +22,10 @@ from metrics.significance import (
     ComparisonError,
     compare_runs,
     measure_name,
+    pair_count,
 )
 from trec import FormatError, read_qrels, read_run
+from trec.progress import Progress
 from trec.runs import run_name_from_path
 
 CSV_COLUMNS = (
@@ -100,16 +102,22 @@ class Command(BaseCommand):
             seed=opts["seed"],
         )
         options = EvalOptions(level=opts["level"], judged_only=opts["judged_only"], complete=opts["complete"])
+        total = pair_count(len(runs), settings)
         try:
-            comparison = compare_runs(
-                judgments,
-                runs,
-                measure,
-                options,
-                settings,
-                other_measure=other_measure,
-                other_judgments=other_judgments,
-            )
+            # many runs x 10,000 permutations take minutes: show progress on a terminal
+            with Progress(
+                total, "comparing", stream=self.stderr, enabled=None if total > 20 else False
+            ) as bar:
+                comparison = compare_runs(
+                    judgments,
+                    runs,
+                    measure,
+                    options,
+                    settings,
+                    other_measure=other_measure,
+                    other_judgments=other_judgments,
+                    on_pair=bar.advance,
+                )
         except ComparisonError as exc:
             raise CommandError(str(exc), returncode=2) from exc
         dropped = comparison.matrix.dropped
