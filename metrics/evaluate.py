@@ -90,6 +90,29 @@ class Judgments:
             )
         return self._stats[level]
 
+    def without(self, rows: np.ndarray) -> Judgments:
+        """These judgments with the qrels lines ``rows`` deleted; every topic stays, even one left empty.
+
+        Deleting lines keeps the (topic, docno) order and every line's topic code, so this
+        index stays sorted once the deleted lines are dropped: it is filtered, not rebuilt, which
+        matters to leave-one-run-out diagnostics that do this once per run.
+        """
+        q = self.qrels
+        keep = np.ones(len(q), dtype=bool)
+        keep[rows] = False
+        seg = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
+        counts = np.bincount(seg[keep], minlength=len(q.topics))[: len(q.topics)]
+        offsets = np.zeros(len(q.topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        reduced = Judgments(Qrels(q.topics, offsets, q.docnos[keep], q.rels[keep], path=q.path))
+        index = self._join_index
+        if index is not None:
+            sorted_keys, order = index
+            kept = keep[order]
+            new_row = np.cumsum(keep) - 1
+            reduced.__dict__["_join_index"] = (sorted_keys[kept], new_row[order[kept]])
+        return reduced
+
     def lookup_rows(
         self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
     ) -> np.ndarray:
