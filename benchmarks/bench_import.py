@@ -1,0 +1,193 @@
+"""Time ``manage.py import_runs`` on the campaign workload, on SQLite and on PostgreSQL.
+
+Generates (or reuses) the workload of ``bench_evaluate.py`` (default 100 runs x 50 topics x 1000
+docs = 5M run lines), then for each database: a fresh database, ``migrate``, ``import_topics``, and
+the timed part, ``import_runs`` of every run file in one command (validation included), as its own
+process. Prints wall time, the command's peak memory (max RSS; the PostgreSQL server's own memory
+is not in it) and lines per second, and checks that every line was stored.
+
+    python benchmarks/bench_import.py                                  # both databases
+    python benchmarks/bench_import.py --databases sqlite --workdir /tmp/wb-bench
+    python benchmarks/bench_import.py --postgres postgres://postgres@127.0.0.1:5432/postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DB = "workbench_bench_import"
+
+
+@dataclass
+class Result:
+    database: str
+    seconds: list[float]
+    max_rss_mb: float
+    lines: int
+    note: str = ""
+
+
+def ensure_workload(workdir: Path, runs: int, topics: int, depth: int, seed: int) -> list[Path]:
+    paths = sorted((workdir / "runs").glob("*.run"))
+    if len(paths) != runs:
+        print(f"generating {runs} runs x {topics} topics x {depth} docs in {workdir} ...", flush=True)
+        # in a child, as bench_evaluate does: this process stays small
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "benchmarks" / "bench_evaluate.py"),
+                "--generate-only",
+                "--workdir",
+                str(workdir),
+                "--runs",
+                str(runs),
+                "--topics",
+                str(topics),
+                "--depth",
+                str(depth),
+                "--seed",
+                str(seed),
+            ],
+            check=True,
+        )
+        paths = sorted((workdir / "runs").glob("*.run"))
+    # bench_evaluate numbers its topics from 401
+    (workdir / "topics.tsv").write_text("".join(f"{401 + t}\ttopic {401 + t}\n" for t in range(topics)))
+    return paths
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def fresh_sqlite(workdir: Path) -> tuple[dict[str, str], str]:
+    path = workdir / "bench.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["WORKBENCH_SQLITE_PATH"] = str(path)
+    return env, str(path)
+
+
+def sqlite_lines(path: str) -> int:
+    with sqlite3.connect(path) as con:
+        return int(con.execute("SELECT count(*) FROM pooling_rundocument").fetchone()[0])
+
+
+def fresh_postgres(server_url: str) -> tuple[dict[str, str], str]:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
+        con.execute(f"CREATE DATABASE {BENCH_DB}")
+    parts = urlsplit(server_url)
+    url = urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+    return {**os.environ, "DATABASE_URL": url}, url
+
+
+def postgres_lines(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as con:
+        row = con.execute("SELECT count(*) FROM pooling_rundocument").fetchone()
+        return int(row[0]) if row else 0
+
+
+def drop_postgres(server_url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as con:
+        con.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
+
+
+def timed_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
+    """Wall time, peak RSS in MB (wait4's rusage of the child alone), exit code and stderr of ``cmd``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
+
+
+def bench(database: str, runs: list[Path], workdir: Path, repeat: int, server_url: str) -> Result:
+    times, peak, lines, note = [], 0.0, 0, ""
+    for _ in range(repeat):
+        if database == "sqlite":
+            env, where = fresh_sqlite(workdir)
+        else:
+            env, where = fresh_postgres(server_url)
+        manage(env, "migrate", "-v0")
+        manage(env, "import_topics", "bench", str(workdir / "topics.tsv"), "--create")
+        cmd = [sys.executable, "manage.py", "import_runs", "bench", *map(str, runs), "--progress", "off"]
+        seconds, rss, code, err = timed_child(cmd, env)
+        if code != 0:
+            return Result(database, [seconds], rss, 0, f"exit {code}: {err.decode(errors='replace')[-300:]}")
+        times.append(seconds)
+        peak = max(peak, rss)
+        lines = sqlite_lines(where) if database == "sqlite" else postgres_lines(where)
+    if database == "postgres":
+        drop_postgres(server_url)
+    return Result(database, sorted(times), peak, lines, note)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="imports per database, each into a fresh one")
+    parser.add_argument("--databases", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("WORKBENCH_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres"),
+        help=f"a PostgreSQL server URL allowed to create and drop the database {BENCH_DB}",
+    )
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-import-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    runs = ensure_workload(workdir, args.runs, args.topics, args.depth, args.seed)
+    expected = args.runs * args.topics * args.depth
+    size = sum(p.stat().st_size for p in runs) / 1e6
+    print(f"{len(runs)} run files, {expected:,} lines, {size:.0f} MB; best of {args.repeat}\n", flush=True)
+    print(f"{'database':<12}{'wall s':>9}{'peak MB':>9}{'lines/s':>12}  stored")
+    failed = False
+    for database in args.databases.split(","):
+        t0 = time.perf_counter()
+        result = bench(database.strip(), runs, workdir, max(1, args.repeat), args.postgres)
+        if result.note:
+            failed = True
+            print(f"{result.database:<12} failed: {result.note}")
+            continue
+        best = result.seconds[0]
+        ok = "all" if result.lines == expected else f"{result.lines:,} of {expected:,}!"
+        failed |= result.lines != expected
+        print(
+            f"{result.database:<12}{best:>9.2f}{result.max_rss_mb:>9.0f}{expected / best:>12,.0f}  {ok}"
+            f"   (all runs: {', '.join(f'{s:.1f}' for s in result.seconds)} s; "
+            f"{time.perf_counter() - t0:.0f} s with setup)",
+            flush=True,
+        )
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

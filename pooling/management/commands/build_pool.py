@@ -1,0 +1,26 @@
+"""``manage.py build_pool``: a judging pool from run files, no database."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from pooling.cli import BUILD_HELP, UsageError, add_build_arguments, run_build
+
+
+class Command(BaseCommand):
+    help = BUILD_HELP
+    # Pure file work: no system checks, no database.
+    requires_system_checks = []  # noqa: RUF012 - Django's own attribute
+    requires_migrations_checks = False
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        add_build_arguments(parser)
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            run_build(opts, self.stdout, self.stderr)
+        except UsageError as exc:
+            raise CommandError(str(exc), returncode=2) from exc
