@@ -25,6 +25,9 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script, this folder is on sys.path: share bench_evaluate's generator and timing harness
+import bench_evaluate  # noqa: E402
+
 BENCH_DB = "workbench_bench_import"
 
 
@@ -38,29 +41,7 @@ class Result:
 
 
 def ensure_workload(workdir: Path, runs: int, topics: int, depth: int, seed: int) -> list[Path]:
-    paths = sorted((workdir / "runs").glob("*.run"))
-    if len(paths) != runs:
-        print(f"generating {runs} runs x {topics} topics x {depth} docs in {workdir} ...", flush=True)
-        # in a child, as bench_evaluate does: this process stays small
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "benchmarks" / "bench_evaluate.py"),
-                "--generate-only",
-                "--workdir",
-                str(workdir),
-                "--runs",
-                str(runs),
-                "--topics",
-                str(topics),
-                "--depth",
-                str(depth),
-                "--seed",
-                str(seed),
-            ],
-            check=True,
-        )
-        paths = sorted((workdir / "runs").glob("*.run"))
+    paths = bench_evaluate.generate_in_child(workdir, runs, topics, depth, seed)
     # bench_evaluate numbers its topics from 401
     (workdir / "topics.tsv").write_text("".join(f"{401 + t}\ttopic {401 + t}\n" for t in range(topics)))
     return paths

@@ -14,27 +14,16 @@ ascending, so a few documents at the cut may differ.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
-from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script, this folder is on sys.path: share bench_evaluate's generator and timing harness
+import bench_evaluate  # noqa: E402
+
 REQUIRED_SECONDS = 3.0
-
-
-def _bench_evaluate() -> ModuleType:
-    """bench_evaluate.py's generator and timing harness (benchmarks/ is a folder of scripts)."""
-    spec = importlib.util.spec_from_file_location("bench_evaluate", ROOT / "benchmarks" / "bench_evaluate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
 
 
 PLAIN_PYTHON = textwrap.dedent(
@@ -102,38 +91,12 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None, help="reuse or keep the generated files here")
     parser.add_argument("--repeat", type=int, default=3, help="runs per contender; the best is reported")
     args = parser.parse_args()
-    be = _bench_evaluate()
-    be.REPEAT = max(1, args.repeat)  # type: ignore[attr-defined]
+    be = bench_evaluate
+    be.REPEAT = max(1, args.repeat)
     n_runs = args.runs or (200 if args.large else 100)
     n_topics = args.topics or (250 if args.large else 50)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-pool-"))
-    runs = sorted((workdir / "runs").glob("*.run"))
-    if len(runs) != n_runs:
-        print(f"generating {n_runs} runs x {n_topics} topics x {args.docs} docs in {workdir} ...", flush=True)
-        t0 = time.perf_counter()
-        # in a child, as bench_evaluate does: a child's peak RSS starts from its parent's size
-        subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "benchmarks" / "bench_evaluate.py"),
-                "--generate-only",
-                "--workdir",
-                str(workdir),
-                "--runs",
-                str(n_runs),
-                "--topics",
-                str(n_topics),
-                "--depth",
-                str(args.docs),
-                "--seed",
-                str(args.seed),
-            ],
-            check=True,
-        )
-        print(f"  done in {time.perf_counter() - t0:.1f}s", flush=True)
-        runs = sorted((workdir / "runs").glob("*.run"))
-    else:
-        print(f"reusing {len(runs)} runs in {workdir}", flush=True)
+    runs = be.generate_in_child(workdir, n_runs, n_topics, args.docs, args.seed)
     paths = [str(p) for p in runs]
     depth = str(args.depth)
     py = sys.executable

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from argparse import ArgumentParser
 from typing import Any
 
@@ -11,6 +10,7 @@ from metrics.measures.base import EvalOptions
 from metrics.names import MeasureError, parse_measures
 from metrics.output import Writer
 from trec import FormatError, read_mq_prel, read_prel, read_qrels
+from trec.cli import UsageError, run_command
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
 
@@ -18,10 +18,6 @@ EVALUATE_HELP = (
     "Evaluate runs against qrels exactly as trec_eval 10.0 (and sample_eval.pl with --prel). "
     "Example: manage.py evaluate -q -m map -m P.10 -m ndcg_cut.10 qrels.txt runs/*.run"
 )
-
-
-class UsageError(Exception):
-    """A bad file, measure or option: reported in one line, exit code 2."""
 
 
 def add_evaluate_arguments(parser: ArgumentParser) -> None:
@@ -218,14 +214,12 @@ def _takes_params(current: str) -> bool:
 
 def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py evaluate") -> int:
     """Entry point without Django (used by manage.py's fast path)."""
-    parser = argparse.ArgumentParser(prog=prog, description=EVALUATE_HELP)
-    add_evaluate_arguments(parser)
-    opts = vars(parser.parse_args(argv))
-    try:
-        run_evaluate(opts, stdout, stderr)
-    except UsageError as exc:
-        stderr.write(f"CommandError: {exc}\n")
-        return 2
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
-    return 0
+    return run_command(
+        argv,
+        stdout,
+        stderr,
+        prog=prog,
+        description=EVALUATE_HELP,
+        add_arguments=add_evaluate_arguments,
+        run=run_evaluate,
+    )

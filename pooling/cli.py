@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from argparse import ArgumentParser
@@ -32,6 +31,7 @@ from pooling.strategies import (
     uniform_sample,
 )
 from trec import FormatError, Qrels, Run, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
+from trec.cli import UsageError, run_command
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
 
@@ -46,10 +46,6 @@ SIMULATE_HELP = (
     "qrels.txt --strategy maxmean --budget 10%% --depth 100 runs/*.run"
 )
 DEFAULT_DEPTH = 100
-
-
-class UsageError(Exception):
-    """A bad file or option: reported in one line, exit code 2."""
 
 
 # -- arguments ------------------------------------------------------------------------------
@@ -502,14 +498,7 @@ def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.
         stderr.write(f"CommandError: unknown pooling command '{command}' (one of {', '.join(COMMANDS)})\n")
         return 2
     description, add_arguments, run = COMMANDS[command]
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    add_arguments(parser)
-    opts = vars(parser.parse_args(argv))
-    try:
-        run(opts, stdout, stderr)
-    except UsageError as exc:
-        stderr.write(f"CommandError: {exc}\n")
-        return 2
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
+    return run_command(
+        argv, stdout, stderr, prog=prog, description=description, add_arguments=add_arguments, run=run
+    )
     return 0

@@ -1,0 +1,37 @@
+"""Plumbing shared by the file-based commands (evaluate, build_pool...) that run without Django."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from trec.progress import TextOut
+
+
+class UsageError(Exception):
+    """A bad file, measure or option: reported in one line, exit code 2."""
+
+
+def run_command(
+    argv: list[str],
+    stdout: TextOut,
+    stderr: TextOut,
+    *,
+    prog: str,
+    description: str,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+    run: Callable[[dict[str, Any], TextOut, TextOut], object],
+) -> int:
+    """Parse ``argv`` and run; a UsageError prints one line as Django's CommandError would, exit 2."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_arguments(parser)
+    opts = vars(parser.parse_args(argv))
+    try:
+        run(opts, stdout, stderr)
+    except UsageError as exc:
+        stderr.write(f"CommandError: {exc}\n")
+        return 2
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+    return 0
