@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -312,15 +312,6 @@ def evaluate_run(
         summary_only=summary_only,
         missing_topics=al.missing,
     )
-
-
-def evaluate_runs(
-    judgments: Judgments,
-    runs: Iterable[Run],
-    measures: Sequence[Measure],
-    options: EvalOptions | None = None,
-) -> list[RunResult]:
-    return [evaluate_run(judgments, run, measures, options) for run in runs]
 
 
 def evaluate_files(

@@ -17,7 +17,6 @@ import numpy as np
 
 from trec.errors import FormatError
 
-_POW10_INT = np.array([10**k for k in range(19)], dtype=np.int64)
 # 10**k is exactly representable as a double for k <= 22, which makes m / 10**k correctly rounded.
 _POW10_FLOAT = np.array([float(10**k) for k in range(23)], dtype=np.float64)
 _MAX_EXACT = 2**53

@@ -9,7 +9,7 @@ Kernels are branch-light numpy over these arrays and return one float64 per topi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -211,13 +211,3 @@ def register(family: Family, after: str | None = None) -> Family:
     else:
         ORDER.append(family.name)
     return family
-
-
-@dataclass
-class ExtraNeeds:
-    """What a set of measures needs beyond the qrels view (filled by the evaluator)."""
-
-    scores: bool = False
-    prel: bool = False
-    mq: bool = False
-    fields: dict[str, Any] = field(default_factory=dict)
