@@ -10,25 +10,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pooling.spec import PoolSpec
 from pooling.strategies import (
     ADAPTIVE,
-    FUSIONS,
     STRATEGIES,
     JudgingQueue,
     Pool,
     Rankings,
     Simulation,
     candidate_sizes,
-    depth_pool,
-    fusion_pool,
-    make_queue,
     per_topic_budgets,
-    select_runs,
     simulate,
-    stratified_sample,
-    take_pool,
     truncate,
-    uniform_sample,
 )
 from trec import FormatError, Qrels, Run, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
 from trec.cli import UsageError, run_command
@@ -45,7 +38,6 @@ SIMULATE_HELP = (
     "after every --step judgments, per topic and overall. Example: manage.py simulate_pool --qrels "
     "qrels.txt --strategy maxmean --budget 10%% --depth 100 runs/*.run"
 )
-DEFAULT_DEPTH = 100
 
 
 # -- arguments ------------------------------------------------------------------------------
@@ -231,102 +223,46 @@ def _read_groups(path: str) -> tuple[dict[str, str], dict[str, int]]:
     return groups, priorities
 
 
-def _included(opts: dict[str, Any], runs: Sequence[Run]) -> list[str] | None:
-    names = [r.name for r in runs]
-    if opts["runs_per_group"] is None:
+def spec_from_options(opts: dict[str, Any]) -> PoolSpec:
+    """The command's options as a :class:`PoolSpec`; UsageError names the option at fault."""
+    try:
+        return PoolSpec(
+            strategy=opts["strategy"],
+            depth=opts["depth"],
+            run_depths=_run_depths(opts["run_depth"]),
+            runs_per_group=opts["runs_per_group"],
+            order=opts["order"],
+            budget=opts["budget"] if isinstance(opts.get("budget"), int) else None,
+            total_budget=opts["total_budget"],
+            rrf_k=opts["rrf_k"],
+            rbp_p=opts["rbp_p"],
+            strata=tuple(_numbers(opts["strata"], "--strata", int) or ()),
+            rates=_tuple(_numbers(opts["rates"], "--rates")),
+            weights=_tuple(_numbers(opts["weights"], "--weights")),
+            rate=opts["rate"],
+            warmup=opts["warmup"],
+            beta=opts["beta"],
+            level=opts["level"],
+            seed=opts["seed"],
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _tuple(values: list[Any] | None) -> tuple[Any, ...] | None:
+    return None if values is None else tuple(values)
+
+
+def _included(opts: dict[str, Any], spec: PoolSpec, runs: Sequence[Run]) -> list[str] | None:
+    if spec.runs_per_group is None:
         if opts["groups"]:
             raise UsageError("--groups chooses runs together with --runs-per-group N")
         return None
     groups, priorities = _read_groups(opts["groups"]) if opts["groups"] else ({}, {})
     try:
-        return select_runs(names, groups=groups, priorities=priorities, per_group=opts["runs_per_group"])
+        return spec.included([r.name for r in runs], groups, priorities)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-
-
-def _depth(opts: dict[str, Any]) -> int:
-    return DEFAULT_DEPTH if opts["depth"] is None else opts["depth"]
-
-
-def _deepest(opts: dict[str, Any]) -> int | None:
-    """The deepest rank the strategy looks at (None: whole runs), so runs can be cut when read."""
-    name = opts["strategy"]
-    if opts["depth"] is not None and opts["depth"] < 0:
-        raise UsageError(f"--depth takes 0 or more, found {opts['depth']}")
-    if name == "depth":
-        return max([_depth(opts), *_run_depths(opts["run_depth"]).values()])
-    if name == "stratified":
-        return max(_numbers(opts["strata"], "--strata", int) or [0])
-    if name == "uniform" or name in ADAPTIVE:
-        return _depth(opts)
-    return opts["depth"]
-
-
-def build_static(
-    opts: dict[str, Any], runs: Sequence[Run] | Rankings, include: Sequence[str] | None, budget: int | None
-) -> Pool:
-    """The pool of a non-adaptive strategy from the command's options."""
-    name = opts["strategy"]
-    total = opts["total_budget"]
-    if name == "depth":
-        return depth_pool(
-            runs,
-            _depth(opts),
-            run_depths=_run_depths(opts["run_depth"]),
-            include=include,
-            order=opts["order"],
-        )
-    if opts["run_depth"]:
-        raise UsageError("--run-depth applies to the depth strategy only")
-    if name == "take":
-        return take_pool(runs, budget=budget, total_budget=total, depth=opts["depth"], include=include)
-    if name in FUSIONS:
-        return fusion_pool(
-            runs,
-            name,
-            budget=budget,
-            total_budget=total,
-            depth=opts["depth"],
-            include=include,
-            rrf_k=opts["rrf_k"],
-            rbp_p=opts["rbp_p"],
-        )
-    sampled_budget = budget if (opts["rates"] is None and opts["rate"] is None) else None
-    if name == "uniform":
-        return uniform_sample(
-            runs,
-            _depth(opts),
-            rate=opts["rate"],
-            budget=sampled_budget,
-            total_budget=total,
-            include=include,
-            seed=opts["seed"],
-        )
-    if name == "stratified":
-        return stratified_sample(
-            runs,
-            _numbers(opts["strata"], "--strata", int) or [],
-            rates=_numbers(opts["rates"], "--rates"),
-            budget=sampled_budget,
-            total_budget=total,
-            weights=_numbers(opts["weights"], "--weights"),
-            include=include,
-            seed=opts["seed"],
-        )
-    raise UsageError(f"'{name}' is not a static strategy")
-
-
-def build_queue(opts: dict[str, Any], runs: Sequence[Run], include: Sequence[str] | None) -> JudgingQueue:
-    params: dict[str, Any] = {
-        "depth": _depth(opts),
-        "warmup": opts["warmup"],
-        "level": opts["level"],
-        "seed": opts["seed"],
-        "include": include,
-    }
-    if opts["strategy"] == "hedge":
-        params["beta"] = opts["beta"]
-    return make_queue(opts["strategy"], runs, **params)
 
 
 def _progress(opts: dict[str, Any], total: int, what: str, stderr: TextOut) -> Progress:
@@ -339,9 +275,10 @@ def _progress(opts: dict[str, Any], total: int, what: str, stderr: TextOut) -> P
 
 def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
     """Build the pool ``opts`` describe and write it to ``opts['output']``; UsageError on bad input."""
-    runs = read_runs(opts["runs"], stderr, opts["progress"], _deepest(opts))
+    spec = spec_from_options(opts)
+    runs = read_runs(opts["runs"], stderr, opts["progress"], spec.deepest())
     judgments = _read_qrels(opts["judgments"]) if opts["judgments"] else None
-    include = _included(opts, runs)
+    include = _included(opts, spec, runs)
     try:
         if opts["strategy"] in ADAPTIVE:
             if judgments is None:
@@ -349,7 +286,7 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
                     f"{opts['strategy']} chooses each document from the judgments before it: give "
                     "--judgments QRELS (or judge live in the workbench, or use simulate_pool)"
                 )
-            queue = build_queue(opts, runs, include)
+            queue = spec.queue(runs, include)
             pools = candidate_sizes(queue.rankings)
             budgets = {t: n if opts["budget"] is None else opts["budget"] for t, n in pools.items()}
             with _progress(opts, len(budgets), "judging", stderr) as bar:
@@ -359,7 +296,7 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
                 opts["strategy"], {t.topic: list(t.docnos) for t in sim.traces}, queue.params()
             )
         else:
-            pool = build_static(opts, runs, include, opts["budget"])
+            pool = spec.build(runs, include)
         _write(pool, opts["output"], opts["fmt"], judgments)
     except ValueError as exc:  # invalid strategy parameters
         raise UsageError(str(exc)) from exc
@@ -404,20 +341,21 @@ def run_simulate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Simu
     if opts["step"] < 1:
         raise UsageError("--step takes a positive number of judgments")
     qrels = _read_qrels(opts["qrels"])
-    deepest = _deepest(opts)
+    spec = spec_from_options(opts)
+    deepest = spec.deepest()
     runs = read_runs(
-        opts["runs"], stderr, opts["progress"], None if deepest is None else max(deepest, _depth(opts))
+        opts["runs"], stderr, opts["progress"], None if deepest is None else max(deepest, spec.pool_depth)
     )
-    include = _included(opts, runs)
+    include = _included(opts, spec, runs)
     try:
         # the budget's percentage refers to the depth-k pool of the pooled runs
         candidates = Rankings.from_runs(
-            [r for r in runs if include is None or r.name in include], _depth(opts)
+            [r for r in runs if include is None or r.name in include], spec.pool_depth
         )
         budgets = _budgets(opts["budget"], candidate_sizes(candidates))
         source: JudgingQueue | Pool
         if opts["strategy"] in ADAPTIVE:
-            source = build_queue(opts, runs, include)
+            source = spec.queue(runs, include)
         else:
             # A static pool is judged in its own order, so building it with the largest topic
             # budget and cutting each topic at its own gives the same judgments.
@@ -425,7 +363,7 @@ def run_simulate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Simu
             static_budget = (
                 max(budgets.values(), default=0) if sized and opts["total_budget"] is None else None
             )
-            source = build_static(opts, runs, include, static_budget)
+            source = spec.build(runs, include, static_budget)
         with _progress(opts, len(budgets), "simulating", stderr) as bar:
             sim = simulate(
                 source, qrels, budgets, level=opts["level"], strategy=opts["strategy"], progress=bar.advance
@@ -447,6 +385,7 @@ def _warn_skipped(stderr: TextOut, sim: Simulation, command: str) -> None:
 
 
 def _print_curve(sim: Simulation, opts: dict[str, Any], out: TextOut) -> None:
+    depth = spec_from_options(opts).pool_depth
     points = sim.curve(opts["step"])
     found, judged = sim.total_found(), sim.total_judged()
     relevant = sum(t.relevant_total for t in sim.traces)
@@ -455,7 +394,7 @@ def _print_curve(sim: Simulation, opts: dict[str, Any], out: TextOut) -> None:
             "strategy": sim.strategy,
             "budget": opts["budget"],
             "step": opts["step"],
-            "depth": _depth(opts),
+            "depth": depth,
             "seed": opts["seed"],
             "topics": len(sim.traces),
             "judged": judged,
@@ -473,7 +412,7 @@ def _print_curve(sim: Simulation, opts: dict[str, Any], out: TextOut) -> None:
             out.write(f"{p.topic},{p.step},{p.judged},{p.relevant}\n")
         return
     out.write(
-        f"# {sim.strategy}: budget {opts['budget']} per topic, depth {_depth(opts)}, seed {opts['seed']}, "
+        f"# {sim.strategy}: budget {opts['budget']} per topic, depth {depth}, seed {opts['seed']}, "
         f"{len(sim.traces)} topics\n"
     )
     out.write(f"{'topic':<12}{'step':>8}{'judged':>10}{'relevant':>10}\n")

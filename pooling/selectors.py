@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import os
+import tempfile
+from collections.abc import Callable, Collection, Sequence
 
 import numpy as np
 from django.db.models import QuerySet
 
-from pooling.errors import CampaignNotFound
-from pooling.models import Campaign, Document, Run, RunDocument, Topic
+from pooling.errors import CampaignDataError, CampaignNotFound
+from pooling.models import Campaign, Document, Pool, PoolDocument, QrelsSet, Run, RunDocument, Topic
+from pooling.spec import PoolSpec
+from pooling.strategies import Pool as CorePool
 from pooling.validation import RunReport, validate_run
+from trec import Qrels, read_qrels
 from trec import Run as RankedRun
+from trec.grouping import offsets_from_sorted_codes
 from trec.io import PathLike
 from trec.runs import run_from_arrays
 
@@ -39,18 +45,30 @@ def campaign_taken_tags(*, campaign: Campaign) -> dict[str, str]:
 
 
 def runs_check(
-    *, campaign: Campaign, paths: Sequence[PathLike], max_docs: int | None = None
+    *,
+    campaign: Campaign,
+    paths: Sequence[PathLike],
+    max_docs: int | None = None,
+    filenames: Sequence[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> list[RunReport]:
-    """The validation reports the import would give, without storing anything."""
+    """The validation reports the import would give, without storing anything.
+
+    ``filenames``: the names to show when ``paths`` are temporary copies of uploads.
+    """
     topics = campaign_topic_numbers(campaign=campaign)
     taken = campaign_taken_tags(campaign=campaign)
     limit = campaign.max_docs_per_topic if max_docs is None else max_docs
+    names = [str(p) for p in paths] if filenames is None else list(filenames)
     reports = []
-    for path in paths:
+    for i, (path, name) in enumerate(zip(paths, names, strict=True)):
         report = validate_run(path, topics=topics, max_docs=limit, taken_tags=taken)
+        report.shown_as(name)
         if report.tag and report.tag not in taken:
-            taken[report.tag] = f"is also the tag of {path}"
+            taken[report.tag] = f"is also the tag of {name}"
         reports.append(report)
+        if progress is not None:
+            progress("validating runs", i + 1, len(paths))
     return reports
 
 
@@ -96,3 +114,105 @@ def documents_missing(*, campaign: Campaign, docnos: Collection[str]) -> list[st
     """Which of ``docnos`` have no stored text (to import before judging starts)."""
     found = documents_stored(campaign=campaign, docnos=docnos)
     return sorted(set(docnos) - found)
+
+
+# ---------------------------------------------------------------------------------------- pools
+
+
+def pool_rankings(
+    *, campaign: Campaign, spec: PoolSpec, progress: Callable[[str, int, int], None] | None = None
+) -> tuple[list[RankedRun], list[str] | None]:
+    """The campaign's runs cut to the depth ``spec`` reads, and the tags it pools (None: all).
+
+    Only the pooled runs are read when the spec chooses by group; diagnostics read all of them.
+    """
+    runs = list(campaign_runs(campaign=campaign))
+    if not runs:
+        raise CampaignDataError(f"campaign '{campaign.slug}' has no runs to pool yet")
+    groups = {r.tag: r.group.name for r in runs if r.group is not None}
+    priorities = {r.tag: r.priority for r in runs}
+    try:
+        include = spec.included([r.tag for r in runs], groups, priorities)
+    except ValueError as exc:
+        raise CampaignDataError(str(exc)) from exc
+    chosen = runs if include is None else [r for r in runs if r.tag in set(include)]
+    ranked = campaign_rankings(runs=chosen, depth=spec.deepest(), progress=progress)
+    return ranked, include
+
+
+def campaign_rankings(
+    *,
+    runs: Sequence[Run],
+    depth: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[RankedRun]:
+    out = []
+    for i, run in enumerate(runs):
+        out.append(run_ranking(run=run, depth=depth))
+        if progress is not None:
+            progress("reading runs", i + 1, len(runs))
+    return out
+
+
+def campaign_pools(*, campaign: Campaign) -> QuerySet[Pool]:
+    return Pool.objects.filter(campaign=campaign).order_by("-created_at")
+
+
+def pool_get(*, campaign: Campaign, pk: int) -> Pool:
+    pool = Pool.objects.filter(campaign=campaign, pk=pk).first()
+    if pool is None:
+        raise CampaignNotFound(f"campaign '{campaign.slug}' has no pool {pk}")
+    return pool
+
+
+def pool_as_core(*, pool: Pool) -> CorePool:
+    """A stored pool as the strategies' Pool: topics in byte order, documents in judging order."""
+    rows = list(
+        PoolDocument.objects.filter(pool=pool)
+        .order_by("topic__number", "position")
+        .values_list("topic__number", "docno", "sampled", "stratum", "iprob")
+    )
+    topics = tuple(dict.fromkeys(r[0] for r in rows))
+    index = {t: i for i, t in enumerate(topics)}
+    codes = np.array([index[r[0]] for r in rows], dtype=np.int64)
+    return CorePool(
+        strategy=pool.strategy,
+        topics=topics,
+        offsets=offsets_from_sorted_codes(codes, len(topics)),
+        docnos=np.array([r[1].encode() for r in rows], dtype="S") if rows else np.zeros(0, "S1"),
+        sampled=np.array([r[2] for r in rows], dtype=bool),
+        strata=np.array([r[3].encode() for r in rows], dtype="S") if rows else np.zeros(0, "S1"),
+        iprobs=np.array([r[4] for r in rows], dtype=np.float64),
+        params=dict(pool.spec),
+    )
+
+
+def pool_topic_documents(*, pool: Pool, topic: Topic) -> list[str]:
+    """The documents of one topic to judge, in judging order."""
+    rows = PoolDocument.objects.filter(pool=pool, topic=topic, sampled=True).order_by("position")
+    return list(rows.values_list("docno", flat=True))
+
+
+def pools_needed_docnos(*, campaign: Campaign) -> set[str]:
+    """Every docno some pool of the campaign may put before an assessor (the documents to store)."""
+    rows = PoolDocument.objects.filter(pool__campaign=campaign, sampled=True)
+    return set(rows.values_list("docno", flat=True).distinct())
+
+
+# --------------------------------------------------------------------------------- qrels sets
+
+
+def campaign_qrels_sets(*, campaign: Campaign) -> QuerySet[QrelsSet]:
+    return QrelsSet.objects.filter(campaign=campaign).defer("content").order_by("name")
+
+
+def qrels_set_load(*, qrels_set: QrelsSet) -> Qrels:
+    content = QrelsSet.objects.filter(pk=qrels_set.pk).values_list("content", flat=True).get()
+    # the format layer reads files (gzip transparently); a temporary file keeps one parser
+    fd, name = tempfile.mkstemp(suffix=".qrels.gz")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(bytes(content))
+        return read_qrels(name)
+    finally:
+        os.unlink(name)

@@ -122,6 +122,12 @@ class RunReport:
     def ok(self) -> bool:
         return not self.errors
 
+    def shown_as(self, name: str) -> None:
+        """Name the file ``name`` in the report (an upload's own name instead of its temporary path)."""
+        old = self.path
+        self.path = name
+        self.findings = [Finding(f.code, f.line, f.message.replace(old, name)) for f in self.findings]
+
     def render(self, only: Severity | None = None) -> list[str]:
         """One line per finding, ``path:line: severity: message [code]``, errors first, then by line."""
         ordered = sorted(self.findings, key=lambda f: (f.severity is not Severity.ERROR, f.line))

@@ -33,3 +33,80 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 _hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 if os.environ.get("CI"):
     _hypothesis_settings.load_profile("ci")
+
+
+# ------------------------------------------------------------------------- campaigns and people
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Background jobs run inside the request in tests, uploads go to a temporary folder."""
+    settings.WORKBENCH_JOBS = "sync"  # type: ignore[attr-defined]
+    settings.WORKBENCH_UPLOAD_DIR = tmp_path_factory.mktemp("uploads")  # type: ignore[attr-defined]
+    # personas log in hundreds of times: a fast hash keeps that cheap (never outside tests)
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
+PASSWORD = "persona-password"
+
+
+def _user(username: str) -> object:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username=username, password=PASSWORD)
+
+
+@pytest.fixture
+def campaign(db: None) -> object:
+    from pooling.services import campaign_create
+
+    return campaign_create(slug="trec-demo", name="TREC demo")
+
+
+@pytest.fixture
+def organizer(campaign: object) -> object:
+    from django.contrib.auth.models import Permission
+
+    from pooling.services import membership_add
+
+    user = _user("olga")
+    user.user_permissions.add(  # type: ignore[attr-defined]
+        Permission.objects.get(codename="add_campaign", content_type__app_label="pooling")
+    )
+    membership_add(campaign=campaign, user=user, roles=["organizer"])  # type: ignore[arg-type]
+    return user
+
+
+@pytest.fixture
+def assessor(campaign: object) -> object:
+    from pooling.services import membership_add
+
+    user = _user("alice")
+    membership_add(campaign=campaign, user=user, roles=["assessor"])  # type: ignore[arg-type]
+    return user
+
+
+@pytest.fixture
+def co_assessor(campaign: object) -> object:
+    from pooling.services import membership_add
+
+    user = _user("bob")
+    membership_add(campaign=campaign, user=user, roles=["assessor"])  # type: ignore[arg-type]
+    return user
+
+
+@pytest.fixture
+def adjudicator(campaign: object) -> object:
+    from pooling.services import membership_add
+
+    user = _user("ada")
+    membership_add(campaign=campaign, user=user, roles=["adjudicator"])  # type: ignore[arg-type]
+    return user
+
+
+@pytest.fixture
+def outsider(db: None) -> object:
+    """Logged in, but with no role in the campaign."""
+    return _user("oscar")

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "metrics",
     "pooling",
     "judging",
+    "jobs",
 ]
 
 MIDDLEWARE = [
@@ -105,7 +106,17 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # ?format= names file formats (qrels, prel, mq, csv...), not DRF renderers
+    "URL_FORMAT_OVERRIDE": None,
 }
+
+# Background jobs (imports, pool builds, evaluations): "thread" runs them on a worker thread of the
+# web process (no extra service; one web process), "external" leaves them to `manage.py run_jobs`
+# workers (several, on PostgreSQL), "sync" runs them inside the request (tests).
+WORKBENCH_JOBS = os.environ.get("WORKBENCH_JOBS", "thread")
+WORKBENCH_UPLOAD_DIR = Path(os.environ.get("WORKBENCH_UPLOAD_DIR", BASE_DIR / "uploads"))
+DATA_UPLOAD_MAX_NUMBER_FILES = 1000  # a campaign's runs arrive in one form
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads go to a temporary file, never all in memory
 
 # Where the demo collection lives (loaded by `manage.py workbench_demo`).
 WORKBENCH_DEMO_DIR = BASE_DIR / "demo"

@@ -8,5 +8,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("campaigns/", include("pooling.urls")),
+    path("jobs/", include("jobs.urls")),
+    path("api/", include("pooling.api_urls")),
     path("", include("metrics.urls")),
 ]

@@ -143,6 +143,11 @@ class JudgingQueue:
             return None
         return max(self.budget - len(self._topic(topic).grades), 0)
 
+    def pending(self, topic: str) -> str | None:
+        """The document ``next`` handed out for ``topic`` and not yet judged, if any."""
+        ts = self._topic(topic)
+        return None if ts.pending is None else ts.pending[0]
+
     def next(self, topic: str) -> str | None:
         """The next document to judge for ``topic``, or None when the budget or the candidates are spent."""
         ts = self._topic(topic)

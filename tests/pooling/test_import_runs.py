@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-import pooling.services
+import pooling.services.imports
 from pooling.errors import ImportRefused
 from pooling.models import Campaign, Group, Run, RunDocument, Topic
 from pooling.selectors import run_ranking, runs_check
@@ -84,7 +84,7 @@ def test_a_run_is_stored_at_its_canonical_ranks(campaign: Campaign, runs_dir: Pa
 def test_stored_runs_read_back_exactly_as_the_file_reads(
     campaign: Campaign, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pooling.services, "INSERT_BATCH", 37)  # many batches, one cut mid-topic
+    monkeypatch.setattr(pooling.services.imports, "INSERT_BATCH", 37)  # many batches, one cut mid-topic
     rng = np.random.default_rng(5)
     # scores that only a double holds (float32 would merge them), docnos of mixed lengths and scripts,
     # which the PostgreSQL path writes in one binary record layout per docno length

@@ -198,6 +198,8 @@ def runs_import(
         checked_runs = _checked_runs(paths, topics=topic_pks.keys(), max_docs=limit, taken_tags=dict(taken))
         for done, (name, checked) in enumerate(zip(names, checked_runs, strict=True)):
             report = checked.report
+            if filenames is not None:
+                report.shown_as(name)
             reports.append(report)
             if report.ok and report.tag in taken:  # a tag used twice within this batch
                 report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{report.tag}' {taken[report.tag]}")

@@ -1,0 +1,48 @@
+"""Kinds of background job: a function each, registered by the app that owns the work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from jobs.models import Job
+
+
+class Progress(Protocol):
+    def __call__(self, phase: str, done: int, total: int, /) -> None: ...
+
+
+JobFunction = Callable[[Job, Progress], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    run: JobFunction
+    # the template that renders the job's result on its page (context: job, result)
+    result_template: str = ""
+
+
+_kinds: dict[str, JobKind] = {}
+
+
+def register(name: str, *, result_template: str = "") -> Callable[[JobFunction], JobFunction]:
+    """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result.
+
+    A domain error it raises (an exception with a ``problems`` list, like
+    :class:`pooling.errors.CampaignDataError`) fails the job with those lines shown to the user.
+    """
+
+    def decorate(fn: JobFunction) -> JobFunction:
+        _kinds[name] = JobKind(name, fn, result_template)
+        return fn
+
+    return decorate
+
+
+def kind(name: str) -> JobKind:
+    try:
+        return _kinds[name]
+    except KeyError:
+        raise KeyError(f"unknown job kind '{name}'") from None

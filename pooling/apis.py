@@ -1,0 +1,277 @@
+"""The REST API of campaigns and pools: one view per operation, the pages' inputs and services.
+
+Long operations answer 202 with the job to poll (``GET /api/jobs/<id>/``). Domain errors are 400
+with ``{"errors": [...]}``, one line each; a campaign the caller has no role in is 404, a role
+that does not allow the operation 403.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from jobs.models import Job
+from jobs.services import job_enqueue
+from pooling import access, exports
+from pooling.errors import CampaignDataError
+from pooling.inputs import (
+    CampaignCreateInput,
+    DiagnosticsInput,
+    DocumentsImportInput,
+    PoolBuildInput,
+    QrelsImportInput,
+    RunsImportInput,
+    TopicsImportInput,
+)
+from pooling.models import Campaign, Document, Membership, Pool
+from pooling.selectors import campaign_pools, campaign_qrels_sets, campaign_runs, pool_get
+from pooling.services import campaign_create, membership_add, pool_commit, pool_discard
+from pooling.views import diagnostics_params
+
+ORGANIZER = Membership.Role.ORGANIZER
+
+
+class CampaignApi(APIView):
+    """Maps the domain's errors to HTTP: not visible 404, wrong role 403, refused 400."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, access.NotVisible):
+            exc = exceptions.NotFound(str(exc))
+        elif isinstance(exc, access.AccessDenied):
+            exc = exceptions.PermissionDenied(str(exc))
+        elif isinstance(exc, CampaignDataError):
+            return Response({"errors": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
+        return super().handle_exception(exc)
+
+    def organizer_campaign(self, request: Request, slug: str) -> Campaign:
+        return access.campaign_for(request.user, slug, ORGANIZER)
+
+    def pool(self, campaign: Campaign, pk: int) -> Pool:
+        try:
+            return pool_get(campaign=campaign, pk=pk)
+        except CampaignDataError as exc:
+            raise exceptions.NotFound(str(exc)) from exc
+
+
+def _job_accepted(job: Job) -> Response:
+    return Response(
+        {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"},
+        status=status.HTTP_202_ACCEPTED,
+    )
+
+
+def _campaign_json(campaign: Campaign, roles: frozenset[str]) -> dict[str, Any]:
+    return {
+        "slug": campaign.slug,
+        "name": campaign.name,
+        "description": campaign.description,
+        "max_docs_per_topic": campaign.max_docs_per_topic,
+        "roles": sorted(roles),
+    }
+
+
+def _pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": pool.pk,
+        "name": pool.name,
+        "strategy": pool.strategy,
+        "spec": pool.spec,
+        "runs": pool.runs,
+        "status": pool.status,
+        "documents": pool.document_count,
+        "adaptive": pool.adaptive,
+        "created_at": pool.created_at.isoformat(),
+        "committed_at": pool.committed_at.isoformat() if pool.committed_at else None,
+    }
+    if sizes:
+        out["sizes"] = pool.sizes
+    return out
+
+
+# ------------------------------------------------------------------------------------ campaigns
+
+
+class CampaignListApi(CampaignApi):
+    def get(self, request: Request) -> Response:
+        campaigns = access.visible_campaigns(request.user).order_by("slug")
+        return Response([_campaign_json(c, access.roles(request.user, c)) for c in campaigns])
+
+
+class CampaignCreateApi(CampaignApi):
+    def post(self, request: Request) -> Response:
+        if not access.can_create_campaign(request.user):
+            raise exceptions.PermissionDenied("creating campaigns needs the organizer permission")
+        data = CampaignCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        campaign = campaign_create(
+            slug=data.validated_data["slug"],
+            name=data.validated_data.get("name", ""),
+            description=data.validated_data.get("description", ""),
+        )
+        membership_add(campaign=campaign, user=request.user, roles=[ORGANIZER])  # type: ignore[arg-type]
+        return Response(_campaign_json(campaign, frozenset([ORGANIZER])), status=status.HTTP_201_CREATED)
+
+
+class CampaignDetailApi(CampaignApi):
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        out = _campaign_json(campaign, access.roles(request.user, campaign))
+        out["topics"] = campaign.topics.count()
+        out["runs"] = campaign_runs(campaign=campaign).count()
+        out["documents"] = Document.objects.filter(campaign=campaign).count()
+        out["pools"] = [_pool_json(p) for p in campaign_pools(campaign=campaign)]
+        out["judgments"] = [
+            {"id": q.pk, "name": q.name, "lines": q.line_count, "topics": q.topic_count}
+            for q in campaign_qrels_sets(campaign=campaign)
+        ]
+        return Response(out)
+
+
+class RunListApi(CampaignApi):
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response(
+            [
+                {
+                    "tag": r.tag,
+                    "group": r.group.name if r.group else None,
+                    "priority": r.priority,
+                    "file": r.original_filename,
+                    "submitted_at": r.submitted_at.isoformat(),
+                    "topics": r.topic_count,
+                    "documents": r.document_count,
+                    "warnings": r.warnings,
+                }
+                for r in campaign_runs(campaign=campaign)
+            ]
+        )
+
+
+# -------------------------------------------------------------------------------------- imports
+
+
+class _ImportApi(CampaignApi):
+    input_class: type[Any]
+    kind = ""
+    noun = ""
+    fixed: dict[str, Any] = {}  # noqa: RUF012 - per-subclass constants
+
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        if hasattr(data, "setlist"):
+            data.setlist("files", request.FILES.getlist("files"))
+        form = self.input_class(data=data)
+        form.is_valid(raise_exception=True)
+        params = {k: v for k, v in form.validated_data.items() if k != "files"} | self.fixed
+        files = form.validated_data["files"]
+        job = job_enqueue(
+            kind=self.kind,
+            title=f"{self.noun} ({len(files)} file(s)) into {campaign.slug}",
+            campaign=campaign,
+            user=request.user,  # type: ignore[arg-type]
+            params=params,
+            files=files,
+        )
+        return _job_accepted(job)
+
+
+class TopicsImportApi(_ImportApi):
+    input_class, kind, noun = TopicsImportInput, "topics_import", "import topics"
+
+
+class RunsValidateApi(_ImportApi):
+    input_class, kind, noun = RunsImportInput, "runs_import", "validate runs"
+    fixed = {"validate_only": True}  # noqa: RUF012
+
+
+class RunsImportApi(_ImportApi):
+    input_class, kind, noun = RunsImportInput, "runs_import", "import runs"
+    fixed = {"validate_only": False}  # noqa: RUF012
+
+
+class DocumentsImportApi(_ImportApi):
+    input_class, kind, noun = DocumentsImportInput, "documents_import", "import documents"
+
+
+class QrelsImportApi(_ImportApi):
+    input_class, kind, noun = QrelsImportInput, "qrels_import", "import judgments"
+
+
+# ---------------------------------------------------------------------------------------- pools
+
+
+class PoolListApi(CampaignApi):
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response([_pool_json(p) for p in campaign_pools(campaign=campaign)])
+
+
+class PoolBuildApi(CampaignApi):
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = PoolBuildInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        spec = form.validated_data["spec"]
+        job = job_enqueue(
+            kind="pool_build",
+            title=f"build pool '{form.validated_data['name']}' ({spec.strategy}) of {campaign.slug}",
+            campaign=campaign,
+            user=request.user,  # type: ignore[arg-type]
+            params={"name": form.validated_data["name"], "spec": spec.as_dict()},
+        )
+        return _job_accepted(job)
+
+
+class PoolDetailApi(CampaignApi):
+    def get(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response(_pool_json(self.pool(campaign, pk), sizes=True))
+
+
+class PoolCommitApi(CampaignApi):
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response(_pool_json(pool_commit(pool=self.pool(campaign, pk))))
+
+
+class PoolDiscardApi(CampaignApi):
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        pool_discard(pool=self.pool(campaign, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PoolExportApi(CampaignApi):
+    def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
+        campaign = self.organizer_campaign(request, slug)
+        try:
+            body, filename = exports.pool_file(
+                pool=self.pool(campaign, pk), fmt=request.GET.get("format", "qrels")
+            )
+        except ValueError as exc:
+            raise CampaignDataError(str(exc)) from exc
+        response = HttpResponse(body, content_type="text/plain; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class PoolDiagnosticsApi(CampaignApi):
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        pool = self.pool(campaign, pk)
+        form = DiagnosticsInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        job = job_enqueue(
+            kind="pool_diagnostics",
+            title=f"diagnostics of pool '{pool.name}' of {campaign.slug}",
+            campaign=campaign,
+            user=request.user,  # type: ignore[arg-type]
+            params=diagnostics_params(pool, form.validated_data),
+        )
+        return _job_accepted(job)

@@ -1,0 +1,155 @@
+"""Validated input of the organizer pages and the REST API: one serializer per operation, shared.
+
+The pages post ordinary forms and the API posts JSON or multipart; both go through these, so a
+parameter means the same thing and is refused with the same sentence on either edge. They only
+validate and convert; the services do the work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from pooling.spec import PoolSpec
+from pooling.strategies import STRATEGIES
+from trec.documents import DOCUMENT_FORMATS
+from trec.topics import TOPIC_FORMATS
+
+
+class NumberListField(serializers.Field):
+    """Numbers as a JSON list or as a comma-separated string ("10,30,100"); blank means not given."""
+
+    def __init__(self, *, kind: type = float, **kwargs: Any) -> None:
+        self.kind = kind
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> tuple[Any, ...] | None:
+        items = data.split(",") if isinstance(data, str) else data
+        if not isinstance(items, list | tuple):
+            raise serializers.ValidationError("expected numbers separated by commas")
+        try:
+            values = tuple(self.kind(str(x).strip()) for x in items if str(x).strip())
+        except ValueError:
+            raise serializers.ValidationError(
+                f"expected numbers separated by commas, found '{data}'"
+            ) from None
+        return values or None
+
+    def to_representation(self, value: Any) -> Any:
+        return None if value is None else list(value)
+
+
+class RunDepthsField(serializers.Field):
+    """Per-run depths as a JSON object or lines of ``RUN=K``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> dict[str, int]:
+        if isinstance(data, dict):
+            pairs = list(data.items())
+        elif isinstance(data, str):
+            pairs = []
+            for line in data.replace(",", "\n").splitlines():
+                if not line.strip():
+                    continue
+                name, sep, value = line.strip().rpartition("=")
+                if not sep or not name:
+                    raise serializers.ValidationError(f"expected RUN=K, found '{line.strip()}'")
+                pairs.append((name.strip(), value.strip()))
+        else:
+            raise serializers.ValidationError("expected RUN=K lines or an object of run depths")
+        try:
+            return {str(k): int(v) for k, v in pairs}
+        except (TypeError, ValueError):
+            raise serializers.ValidationError("a run's depth is a whole number") from None
+
+    def to_representation(self, value: Any) -> Any:
+        return dict(value)
+
+
+class FormInput(serializers.Serializer):
+    """Takes a page's form post as well as API JSON: a QueryDict becomes a dict (lists for list
+    fields), and an empty string in a non-text field means 'not given', as untouched inputs post it."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if hasattr(data, "getlist"):
+            data = {
+                k: data.getlist(k) if isinstance(self.fields.get(k), serializers.ListField) else data.get(k)
+                for k in data
+            }
+        if isinstance(data, dict):
+            data = {
+                k: v
+                for k, v in data.items()
+                if not (v == "" and not isinstance(self.fields.get(k), serializers.CharField))
+            }
+        return super().to_internal_value(data)
+
+
+class PoolBuildInput(FormInput):
+    name = serializers.CharField(max_length=100)
+    strategy = serializers.ChoiceField(choices=STRATEGIES)
+    depth = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    run_depths = RunDepthsField()
+    runs_per_group = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    order = serializers.ChoiceField(choices=["rank", "docno"], default="rank")
+    budget = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    total_budget = serializers.IntegerField(required=False, allow_null=True, min_value=0)
+    rrf_k = serializers.FloatField(default=60.0)
+    rbp_p = serializers.FloatField(default=0.8, min_value=0.0, max_value=1.0)
+    strata = NumberListField(kind=int)
+    rates = NumberListField()
+    weights = NumberListField()
+    rate = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
+    warmup = serializers.IntegerField(default=0, min_value=0)
+    beta = serializers.FloatField(default=0.1)
+    level = serializers.IntegerField(default=1, min_value=1)
+    seed = serializers.IntegerField(default=0, min_value=0)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        values = {k: v for k, v in attrs.items() if k != "name" and v is not None}
+        try:
+            attrs["spec"] = PoolSpec.from_dict(values)
+        except ValueError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+        return attrs
+
+
+class FilesInput(FormInput):
+    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+
+
+class TopicsImportInput(FilesInput):
+    format = serializers.ChoiceField(choices=TOPIC_FORMATS, default="auto")
+
+
+class RunsImportInput(FilesInput):
+    group = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    priority = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    validate_only = serializers.BooleanField(default=False)
+
+
+class DocumentsImportInput(FilesInput):
+    format = serializers.ChoiceField(choices=DOCUMENT_FORMATS, default="auto")
+    only_needed = serializers.BooleanField(default=False)
+
+
+class QrelsImportInput(FilesInput):
+    name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+
+
+class DiagnosticsInput(FormInput):
+    qrels_set = serializers.IntegerField(required=False, allow_null=True)
+    measures = serializers.CharField(required=False, allow_blank=True)
+    ks = NumberListField(kind=int)
+
+
+class CampaignCreateInput(FormInput):
+    slug = serializers.SlugField(max_length=100)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    description = serializers.CharField(required=False, allow_blank=True)

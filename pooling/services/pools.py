@@ -1,0 +1,186 @@
+"""Writes of pools, external judgments and memberships."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from pooling.errors import CampaignDataError, ImportRefused
+from pooling.models import Campaign, Membership, Pool, PoolDocument, QrelsSet, Topic
+from pooling.selectors import pool_rankings
+from pooling.services.imports import ProgressCallback, _quiet
+from pooling.spec import PoolSpec
+from pooling.strategies import Pool as CorePool
+from pooling.strategies import depth_pool
+from trec import FormatError, read_qrels
+from trec.io import PathLike
+
+POOL_NAME_MAX = 100
+POOL_BATCH = 5_000
+
+
+@transaction.atomic
+def pool_build(
+    *,
+    campaign: Campaign,
+    name: str,
+    spec: PoolSpec,
+    user: User | None = None,
+    progress: ProgressCallback | None = None,
+) -> Pool:
+    """Build a pool from the campaign's stored runs and keep it as a draft.
+
+    The organizer reads its size per topic, then commits it (:func:`pool_commit`) or discards it.
+    An adaptive strategy stores its candidates (the depth-k union, in best-rank order) and its
+    judging queue, which :mod:`pooling.services.queues` drives as judgments arrive.
+    """
+    progress = progress or _quiet
+    name = name.strip()
+    if not name or len(name) > POOL_NAME_MAX:
+        raise CampaignDataError(f"a pool needs a name of 1 to {POOL_NAME_MAX} characters")
+    if Pool.objects.filter(campaign=campaign, name=name).exists():
+        raise CampaignDataError(f"campaign '{campaign.slug}' already has a pool named '{name}'")
+    try:
+        runs, include = pool_rankings(campaign=campaign, spec=spec, progress=progress)
+        progress("building the pool", 0, 1)
+        queue_state = None
+        if spec.adaptive:
+            queue = spec.queue(runs, include)
+            core = depth_pool(runs, spec.pool_depth, include=include)
+            queue_state = queue.state()
+        else:
+            core = spec.build(runs, include)
+    except ValueError as exc:  # parameters the strategy refuses (a budget without a size...)
+        raise CampaignDataError(str(exc)) from exc
+    pooled = sorted({r.name for r in runs} if include is None else set(include))
+    pool = Pool.objects.create(
+        campaign=campaign,
+        name=name,
+        strategy=spec.strategy,
+        spec=spec.as_dict(),
+        runs=pooled,
+        sizes=_sizes(core),
+        document_count=len(core),
+        queue_state=queue_state,
+        created_by=user,
+    )
+    _store_documents(pool, core, progress)
+    return pool
+
+
+def _sizes(core: CorePool) -> dict[str, dict[str, int]]:
+    """Per topic: documents to judge and, for sampling designs, the universe they were drawn from."""
+    judge = core.sizes()
+    universe = np.diff(core.offsets).tolist()
+    return {t: {"judge": judge[t], "universe": int(u)} for t, u in zip(core.topics, universe, strict=True)}
+
+
+def _store_documents(pool: Pool, core: CorePool, progress: ProgressCallback) -> None:
+    topic_ids = dict(Topic.objects.filter(campaign_id=pool.campaign_id).values_list("number", "id"))
+    missing = [t for t in core.topics if t not in topic_ids]
+    if missing:  # the import validated every run topic, so only a deleted topic gets here
+        raise CampaignDataError(f"topics {', '.join(missing[:10])} of the runs are not in the campaign")
+    strata = core.stratum_labels()
+    iprobs = core.inclusion_probabilities()
+    batch: list[PoolDocument] = []
+    total = len(core.docnos)
+    for i, topic in enumerate(core.topics):
+        a, b = int(core.offsets[i]), int(core.offsets[i + 1])
+        for position, row in enumerate(range(a, b), start=1):
+            batch.append(
+                PoolDocument(
+                    pool=pool,
+                    topic_id=topic_ids[topic],
+                    position=position,
+                    docno=core.docnos[row].decode(),
+                    sampled=bool(core.sampled[row]),
+                    stratum=strata[row].decode(),
+                    iprob=float(iprobs[row]),
+                )
+            )
+        if len(batch) >= POOL_BATCH or i == len(core.topics) - 1:
+            PoolDocument.objects.bulk_create(batch)
+            batch = []
+            progress("storing the pool", b, total)
+
+
+@transaction.atomic
+def pool_commit(*, pool: Pool) -> Pool:
+    """Freeze a draft pool: from now on it is judged, and it can no longer be discarded."""
+    locked = Pool.objects.select_for_update().get(pk=pool.pk)
+    if locked.status == Pool.Status.COMMITTED:
+        raise CampaignDataError(f"pool '{locked.name}' is already committed")
+    locked.status = Pool.Status.COMMITTED
+    locked.committed_at = timezone.now()
+    locked.save(update_fields=["status", "committed_at"])
+    return locked
+
+
+@transaction.atomic
+def pool_discard(*, pool: Pool) -> None:
+    locked = Pool.objects.select_for_update().get(pk=pool.pk)
+    if locked.status == Pool.Status.COMMITTED:
+        raise CampaignDataError(
+            f"pool '{locked.name}' is committed: judging relies on it, it cannot be discarded"
+        )
+    locked.delete()
+
+
+# ------------------------------------------------------------------------------ external qrels
+
+
+@transaction.atomic
+def qrels_set_import(
+    *, campaign: Campaign, path: PathLike, name: str = "", filename: str | None = None
+) -> QrelsSet:
+    """Keep a qrels file (e.g. last round's judgments) for diagnostics; refused whole if malformed."""
+    shown = filename or Path(path).name
+    name = (name or Path(shown).stem).strip()[:100]
+    if QrelsSet.objects.filter(campaign=campaign, name=name).exists():
+        raise ImportRefused(f"campaign '{campaign.slug}' already has judgments named '{name}'")
+    try:
+        qrels = read_qrels(path)
+    except FormatError as exc:
+        raise ImportRefused(str(exc).replace(str(path), shown)) from exc
+    raw = Path(path).read_bytes()
+    content = raw if raw[:2] == b"\x1f\x8b" else gzip.compress(raw, compresslevel=6)
+    return QrelsSet.objects.create(
+        campaign=campaign,
+        name=name,
+        original_filename=shown[:255],
+        content=content,
+        line_count=len(qrels.docnos),
+        topic_count=len(qrels.topics),
+        relevant_count=int(np.count_nonzero(qrels.rels >= 1)),
+    )
+
+
+# ---------------------------------------------------------------------------------- memberships
+
+
+def membership_add(*, campaign: Campaign, user: User, roles: Sequence[str]) -> list[Membership]:
+    """Give ``user`` the ``roles`` in ``campaign`` (roles already held are kept as they are)."""
+    unknown = sorted(set(roles) - set(Membership.Role.values))
+    if unknown:
+        raise CampaignDataError(
+            f"unknown role(s) {', '.join(unknown)} (one of {', '.join(Membership.Role.values)})"
+        )
+    out = []
+    for role in roles:
+        try:
+            with transaction.atomic():
+                member, _ = Membership.objects.get_or_create(campaign=campaign, user=user, role=role)
+        except IntegrityError:  # a concurrent request gave the same role first
+            member = Membership.objects.get(campaign=campaign, user=user, role=role)
+        out.append(member)
+    return out
+
+
+def membership_remove(*, campaign: Campaign, user: User, role: str) -> None:
+    Membership.objects.filter(campaign=campaign, user=user, role=role).delete()

@@ -1,0 +1,36 @@
+// Show only the parameters the chosen strategy reads; hidden inputs are disabled so they are not sent.
+(function () {
+  const HELP = {
+    depth: "Depth-k: the union of every pooled run's top k documents.",
+    take: "Take@N: documents by best rank over the runs until the budget.",
+    rrf: "Reciprocal rank fusion (k = 60) up to the budget.",
+    combsum: "CombSUM of min-max normalized scores up to the budget.",
+    combmnz: "CombMNZ up to the budget.",
+    borda: "Borda count up to the budget.",
+    rbp: "RBP-weighted (method A) up to the budget.",
+    uniform: "A uniform random sample of the depth-k pool (infAP).",
+    stratified: "Stratified sample by best rank (xinfAP, xinfNDCG): rates per stratum or a budget.",
+    mtf: "Move-to-front: an adaptive queue that keeps judging the run that last found a relevant document.",
+    maxmean: "MaxMean bandit: judges from the run with the best estimated precision.",
+    thompson: "Thompson sampling over the runs' precision.",
+    hedge: "Hedge: online learning of run weights from the judgments.",
+  };
+  const select = document.getElementById("strategy");
+  function kinds(name) {
+    const out = [name];
+    if (window.POOL_KINDS.fusion.includes(name)) out.push("fusion");
+    if (window.POOL_KINDS.adaptive.includes(name)) out.push("adaptive");
+    return out;
+  }
+  function update() {
+    const active = kinds(select.value);
+    document.querySelectorAll("[data-for]").forEach(function (el) {
+      const shown = el.dataset.for.split(" ").some(function (k) { return active.includes(k); });
+      el.hidden = !shown;
+      el.querySelectorAll("input, select, textarea").forEach(function (i) { i.disabled = !shown; });
+    });
+    document.getElementById("strategy-help").textContent = HELP[select.value] || "";
+  }
+  select.addEventListener("change", update);
+  update();
+})();
