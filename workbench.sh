@@ -39,6 +39,36 @@ setup() {
   fi
 }
 
+ensure_chromium() {
+  # The browser tests (tests/browser) drive Debian's Chromium through Playwright; Playwright's own
+  # browser download needs internet access that developers' machines and CI do not have, so the
+  # browser comes from apt. Fast no-op once installed; never fatal (the tests skip or, under CI, fail
+  # with the reason).
+  if [ -n "${WORKBENCH_CHROMIUM:-}" ] || [ -x /usr/bin/chromium ]; then return 0; fi
+  local why="" sudo=()
+  if ! command -v apt-get >/dev/null 2>&1; then
+    why="apt-get not found"
+  elif [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then sudo=(sudo -n); else why="not root and no passwordless sudo"; fi
+  fi
+  if [ -z "$why" ]; then
+    echo "installing Debian's chromium for the browser tests (once; ~10-20 s)" >&2
+    local start=$SECONDS
+    # --no-install-recommends skips udev, mesa, printer tools...; fonts-liberation (a recommend) is
+    # kept so pages render text with real metrics. The lock timeout waits out a concurrent apt run.
+    local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -y -qq
+      -o DPkg::Lock::Timeout=300 --no-install-recommends install chromium fonts-liberation)
+    if "${apt[@]}" >/dev/null 2>&1 \
+      || { "${sudo[@]}" apt-get -qq -o DPkg::Lock::Timeout=300 update >/dev/null 2>&1 && "${apt[@]}" >/dev/null; }; then
+      echo "chromium installed in $((SECONDS - start))s" >&2
+      return 0
+    fi
+    why="apt-get install chromium failed"
+  fi
+  echo "warning: /usr/bin/chromium is missing ($why): the browser tests will skip (under CI=true they fail)." >&2
+  echo "         Install it with 'sudo apt-get install chromium', or set WORKBENCH_CHROMIUM=/path/to/chromium." >&2
+}
+
 cmd=${1:-serve}
 shift || true
 case "$cmd" in
@@ -53,10 +83,12 @@ case "$cmd" in
     ;;
   test)
     setup test
+    ensure_chromium
     "$VENV/bin/python" -m pytest "$@"
     ;;
   setup)
     setup test
+    ensure_chromium
     ;;
   *)
     echo "usage: ./workbench.sh serve|test|setup [args...]" >&2

@@ -10,6 +10,8 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/", include("pooling.urls")),
     path("jobs/", include("jobs.urls")),
+    path("judging/", include("judging.urls")),
+    path("api/judging/", include("judging.api_urls")),
     path("api/", include("pooling.api_urls")),
     path("", include("metrics.urls")),
 ]

@@ -1,0 +1,169 @@
+"""Judging: the campaign's graded scale, assessors' assignments, judgments with their history, adjudication.
+
+Invariants are database constraints: one current judgment per (assessor, topic, document), one
+decision per adjudicated (topic, document), one scale value and one key per grade of a campaign.
+Writes go through ``judging.services``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from pooling.models import ByteOrderCharField, Campaign, Pool, Topic
+from pooling.validation import DOCNO_MAX_LENGTH
+
+
+class Grade(models.Model):
+    """One level of the campaign's graded scale (e.g. 0 Not relevant, 1 Relevant, 2 Highly relevant)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="grades")
+    value = models.IntegerField()
+    label = models.CharField(max_length=60)
+    description = models.CharField(max_length=300, blank=True)
+    # the key an assessor presses; digits by default (the value itself)
+    key = models.CharField(max_length=1)
+
+    class Meta:
+        ordering = ("campaign", "value")
+        constraints = (
+            models.UniqueConstraint(fields=["campaign", "value"], name="judging_grade_unique_value"),
+            models.UniqueConstraint(fields=["campaign", "key"], name="judging_grade_unique_key"),
+            models.CheckConstraint(condition=models.Q(value__gte=0), name="judging_grade_value_nonnegative"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.value} {self.label}"
+
+
+class Assignment(models.Model):
+    """One assessor's share of one topic of a pool: the documents to judge, in their order.
+
+    ``order`` says where the order came from: a seeded shuffle, docno order, or the pool's adaptive
+    queue (then the items grow as the queue answers "what next?").
+    """
+
+    class Order(models.TextChoices):
+        RANDOM = "random"
+        DOCNO = "docno"
+        QUEUE = "queue"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    order = models.CharField(max_length=10, choices=Order.choices, default=Order.RANDOM)
+    seed = models.PositiveIntegerField(default=0)
+    # an adaptive queue's budget for this assessor (None: until the queue runs dry)
+    budget = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("campaign", "topic", "assessor")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["pool", "topic", "assessor"], name="judging_assignment_unique_assessor_topic"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.assessor} on {self.topic.number}"
+
+
+class AssignmentItem(models.Model):
+    """A document of an assignment at its place; ``shared`` marks items other assessors also judge."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    docno = ByteOrderCharField(max_length=DOCNO_MAX_LENGTH)
+    shared = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("assignment", "position")
+        constraints = (
+            models.UniqueConstraint(fields=["assignment", "position"], name="judging_item_unique_position"),
+            models.UniqueConstraint(fields=["assignment", "docno"], name="judging_item_unique_docno"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.docno} #{self.position}"
+
+
+class Judgment(models.Model):
+    """An assessor's current judgment of a document for a topic. Every change is a JudgmentEvent.
+
+    ``grade`` is None when the assessor could not judge (``cant_judge``). ``active_ms`` is the time
+    spent on the document with idle stretches left out, summed over visits.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judgments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
+    docno = ByteOrderCharField(max_length=DOCNO_MAX_LENGTH)
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments")
+    grade = models.IntegerField(null=True, blank=True)
+    cant_judge = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    active_ms = models.PositiveBigIntegerField(default=0)
+    revision = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("topic", "docno", "assessor")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["assessor", "topic", "docno"], name="judging_judgment_unique_current"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(cant_judge=True, grade__isnull=True)
+                | models.Q(cant_judge=False, grade__isnull=False),
+                name="judging_judgment_grade_or_cant_judge",
+            ),
+        )
+        indexes = (models.Index(fields=["campaign", "topic"], name="judging_judg_campaign_topic"),)
+
+    def __str__(self) -> str:
+        return f"{self.assessor} {self.topic_id} {self.docno} = {self.grade}"
+
+
+class JudgmentEvent(models.Model):
+    """One change of a judgment: who, when, the old and the new grade (None: none / can't judge)."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="events")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    old_grade = models.IntegerField(null=True, blank=True)
+    new_grade = models.IntegerField(null=True, blank=True)
+    old_cant_judge = models.BooleanField(default=False)
+    new_cant_judge = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    active_ms = models.PositiveBigIntegerField(default=0)  # time spent in this visit
+
+    class Meta:
+        ordering = ("judgment", "at", "pk")
+
+    def __str__(self) -> str:
+        return f"{self.old_grade} -> {self.new_grade}"
+
+
+class Adjudication(models.Model):
+    """The adjudicator's decision on a disagreement: the final grade of (topic, document)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="adjudications")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="adjudications")
+    docno = ByteOrderCharField(max_length=DOCNO_MAX_LENGTH)
+    adjudicator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    grade = models.IntegerField()
+    note = models.TextField(blank=True)
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("topic", "docno")
+        constraints = (
+            models.UniqueConstraint(fields=["topic", "docno"], name="judging_adjudication_unique_document"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.topic_id} {self.docno} = {self.grade}"

@@ -1,0 +1,8 @@
+"""Judging pages under /judging/ (namespace ``judging``); the API is in judging/api_urls.py."""
+
+from django.urls import URLPattern
+
+from judging import assess_urls, report_urls, views
+
+app_name = "judging"
+urlpatterns: list[URLPattern] = [*views.page_patterns, *assess_urls.page_patterns, *report_urls.page_patterns]
