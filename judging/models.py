@@ -61,7 +61,7 @@ class Assignment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("campaign", "topic", "assessor")
+        ordering = ("campaign_id", "topic_id", "assessor_id")
         constraints = (
             models.UniqueConstraint(
                 fields=["pool", "topic", "assessor"], name="judging_assignment_unique_assessor_topic"
@@ -111,7 +111,7 @@ class Judgment(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ("topic", "docno", "assessor")
+        ordering = ("topic_id", "docno", "assessor_id")  # ids: no joins in every query
         constraints = (
             models.UniqueConstraint(
                 fields=["assessor", "topic", "docno"], name="judging_judgment_unique_current"
@@ -160,7 +160,7 @@ class Adjudication(models.Model):
     decided_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ("topic", "docno")
+        ordering = ("topic_id", "docno")
         constraints = (
             models.UniqueConstraint(fields=["topic", "docno"], name="judging_adjudication_unique_document"),
         )

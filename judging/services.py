@@ -41,7 +41,10 @@ def campaign_scale(*, campaign: Campaign) -> list[Grade]:
     grades = list(Grade.objects.filter(campaign=campaign).order_by("value"))
     if grades:
         return grades
-    return scale_set(campaign=campaign, levels=[(v, label, desc) for v, label, desc in DEFAULT_SCALE])
+    try:
+        return scale_set(campaign=campaign, levels=[(v, label, desc) for v, label, desc in DEFAULT_SCALE])
+    except IntegrityError:  # another request created the default scale first (scale_set is a savepoint)
+        return list(Grade.objects.filter(campaign=campaign).order_by("value"))
 
 
 @transaction.atomic
@@ -100,6 +103,7 @@ def assignments_create(
     """
     if pool.campaign_id != campaign.pk:
         raise JudgingRefused("the pool belongs to another campaign")
+    campaign_scale(campaign=campaign)  # the scale assessors will use exists before anyone judges
     if pool.status != Pool.Status.COMMITTED:
         raise JudgingRefused(f"pool '{pool.name}' is a draft: commit it before assigning it")
     if order not in Assignment.Order.values:
@@ -227,7 +231,10 @@ def _check_grade(campaign: Campaign, grade: int | None, cant_judge: bool) -> Non
         return
     if grade is None:
         raise JudgingRefused("a judgment needs a grade (or 'can't judge')")
-    values = {g.value for g in campaign_scale(campaign=campaign)}
+    # read, never create, here: the scale exists since the assignments were made (no writes racing
+    # on the hot path of saving a judgment)
+    values = set(Grade.objects.filter(campaign=campaign).values_list("value", flat=True))
+    values = values or {v for v, _, _ in DEFAULT_SCALE}
     if grade not in values:
         raise JudgingRefused(
             f"grade {grade} is not on the campaign's scale ({', '.join(map(str, sorted(values)))})"
@@ -258,7 +265,9 @@ def judgment_record(
     comment = comment.strip()
     active_ms = max(0, min(int(active_ms), 24 * 3600 * 1000))
     key = {"assessor": assessor, "topic_id": assignment.topic_id, "docno": docno}
-    judgment = Judgment.objects.select_for_update().filter(**key).first()
+    # of=self and no ordering: lock the judgment row only, never the topic or campaign rows a join
+    # would bring in (every save of the campaign would queue on them and deadlock)
+    judgment = Judgment.objects.select_for_update(of=("self",)).filter(**key).order_by().first()
     created = False
     if judgment is None:
         try:
@@ -273,7 +282,7 @@ def judgment_record(
                 )
                 created = True
         except IntegrityError:
-            judgment = Judgment.objects.select_for_update().get(**key)
+            judgment = Judgment.objects.select_for_update(of=("self",)).get(**key)
     if created:
         JudgmentEvent.objects.create(
             judgment=judgment,

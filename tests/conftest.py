@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,3 +111,34 @@ def adjudicator(campaign: object) -> object:
 def outsider(db: None) -> object:
     """Logged in, but with no role in the campaign."""
     return _user("oscar")
+
+
+# --------------------------------------------------------------------------- the demo collection
+
+
+def demo_dir() -> Path:
+    from django.conf import settings
+
+    return Path(settings.WORKBENCH_DEMO_DIR)
+
+
+def demo_run_paths() -> list[Path]:
+    return sorted((demo_dir() / "runs").glob("*.run"))
+
+
+def demo_runs() -> list[Any]:
+    """The demo runs as the format layer reads them, named by tag like stored runs."""
+    from trec import read_run
+
+    runs = [read_run(p) for p in demo_run_paths()]
+    return [read_run(p, name=r.tag) for p, r in zip(demo_run_paths(), runs, strict=True)]
+
+
+@pytest.fixture
+def loaded(campaign: Any) -> Any:
+    """``campaign`` with the demo collection's 5 topics and 4 runs (group 'demo') imported."""
+    from pooling.services import runs_import, topics_import
+
+    topics_import(campaign=campaign, path=demo_dir() / "topics.txt")
+    runs_import(campaign=campaign, paths=demo_run_paths(), group="demo")
+    return campaign
