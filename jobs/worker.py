@@ -10,6 +10,7 @@ from django.db import close_old_connections, connection
 log = logging.getLogger(__name__)
 
 _wakeup = threading.Event()
+_stopping = threading.Event()
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 IDLE_POLL = 5.0  # seconds: also picks up jobs another process queued
@@ -20,9 +21,21 @@ def wake() -> None:
     global _thread
     with _started:
         if _thread is None or not _thread.is_alive():
+            _stopping.clear()
             _thread = threading.Thread(target=_loop, name="workbench-jobs", daemon=True)
             _thread.start()
     _wakeup.set()
+
+
+def stop(timeout: float = 30.0) -> None:
+    """Let the running job finish, then end the thread (tests; a server simply exits)."""
+    global _thread
+    with _started:
+        thread, _thread = _thread, None
+    if thread is not None:
+        _stopping.set()
+        _wakeup.set()
+        thread.join(timeout)
 
 
 def _loop() -> None:
@@ -33,11 +46,13 @@ def _loop() -> None:
             log.warning("jobs left running by a stopped process were marked failed")
     except Exception:
         log.exception("could not clean up interrupted jobs")
-    while True:
+    while not _stopping.is_set():
         _wakeup.wait(IDLE_POLL)
         _wakeup.clear()
+        if _stopping.is_set():
+            break
         try:
-            while job_run() is not None:
+            while not _stopping.is_set() and job_run() is not None:
                 pass
         except Exception:  # the job itself is recorded failed; this is a database outage
             log.exception("job worker error")

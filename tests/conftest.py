@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,16 @@ def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory)
     settings.WORKBENCH_UPLOAD_DIR = tmp_path_factory.mktemp("uploads")  # type: ignore[attr-defined]
     # personas log in hundreds of times: a fast hash keeps that cheap (never outside tests)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def embedded_worker(settings: object) -> Iterator[None]:
+    """Jobs run on the real worker thread, stopped after the test so it never outlives its database."""
+    from jobs import worker
+
+    settings.WORKBENCH_JOBS = "thread"  # type: ignore[attr-defined]
+    yield
+    worker.stop()
 
 
 PASSWORD = "persona-password"

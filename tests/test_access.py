@@ -59,6 +59,12 @@ CAMPAIGN_PAGES = [
     Endpoint("pooling:pool_diagnostics", "post", slug_pool, {"ks": "10"}, organizer_status=302),
     Endpoint("pooling:pool_commit", "post", slug_pool, organizer_status=302),
     Endpoint("pooling:pool_discard", "post", slug_pool, organizer_status=302),
+    Endpoint("judging:people", "get", slug),
+    Endpoint("judging:people", "post", slug, {"username": ""}),
+    Endpoint("judging:scale", "get", slug),
+    Endpoint("judging:scale", "post", slug, {}),
+    Endpoint("judging:assignments", "get", slug),
+    Endpoint("judging:assignments", "post", slug, {}),
 ]
 CAMPAIGN_APIS = [
     Endpoint("api:campaign", "get", slug),
@@ -77,6 +83,12 @@ CAMPAIGN_APIS = [
     Endpoint("api:pool_diagnostics", "post", slug_pool, {}, organizer_status=202),
     Endpoint("api:pool_commit", "post", slug_pool),
     Endpoint("api:pool_discard", "post", slug_pool, organizer_status=204),
+    Endpoint("judging_api:people", "get", slug),
+    Endpoint("judging_api:member_invite", "post", slug, {}, organizer_status=400),
+    Endpoint("judging_api:scale", "get", slug),
+    Endpoint("judging_api:scale_set", "post", slug, {}, organizer_status=400),
+    Endpoint("judging_api:assignments", "get", slug),
+    Endpoint("judging_api:assignments_create", "post", slug, {}, organizer_status=400),
 ]
 JOB_ENDPOINTS = [
     Endpoint("jobs:job", "get", job_arg),
@@ -105,9 +117,16 @@ def _names(patterns: list[Any], namespace: str = "") -> set[str]:
     return out
 
 
-def test_every_route_of_the_apps_is_in_the_access_table() -> None:
-    routes = {n for n in _names(get_resolver().url_patterns) if n.split(":")[0] in ("pooling", "api", "jobs")}
-    assert routes == {e.name for e in ALL}
+def test_every_route_of_the_apps_is_in_an_access_table() -> None:
+    """This table, or the assessor and report tables of tests/judging, names every route."""
+    from tests.judging import test_assess_pages, test_report_pages
+
+    apps = ("pooling", "api", "jobs", "judging", "judging_api")
+    routes = {n for n in _names(get_resolver().url_patterns) if n.split(":")[0] in apps}
+    tested = {e.name for e in ALL}
+    tested |= {name for name, _ in test_assess_pages.ACCESS_TESTED}
+    tested |= {name for name, _ in test_report_pages.ACCESS_TESTED}
+    assert routes - tested == set()
 
 
 @pytest.fixture
@@ -133,7 +152,7 @@ def call(client: Client, endpoint: Endpoint, ctx: dict[str, Any]) -> Any:
     url = reverse(endpoint.name, args=endpoint.args(ctx))
     if endpoint.method == "get":
         return client.get(url)
-    if endpoint.name.startswith("api:"):
+    if endpoint.name.startswith(("api:", "judging_api:")):
         return client.post(url, endpoint.data or {}, content_type="application/json")
     return client.post(url, endpoint.data or {})
 
@@ -147,7 +166,7 @@ def login(user: Any) -> Client:
 @pytest.mark.parametrize("endpoint", ALL, ids=lambda e: f"{e.method}-{e.name}")
 def test_anonymous_is_sent_to_log_in_or_refused(endpoint: Endpoint, ctx: dict[str, Any]) -> None:
     response = call(Client(), endpoint, ctx)
-    if endpoint.name.startswith("api:"):
+    if endpoint.name.startswith(("api:", "judging_api:")):
         assert response.status_code in (401, 403)
     else:
         assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
@@ -162,7 +181,9 @@ def test_outsider_is_not_told_the_campaign_exists(
 ) -> None:
     response = call(login(outsider), endpoint, ctx)
     assert response.status_code == 404
-    assert ctx["campaign"].slug not in response.content.decode() or endpoint.name.startswith("api:")
+    assert ctx["campaign"].slug not in response.content.decode() or endpoint.name.startswith(
+        ("api:", "judging_api:")
+    )
 
 
 @pytest.mark.parametrize("endpoint", CAMPAIGN_PAGES + CAMPAIGN_APIS, ids=lambda e: f"{e.method}-{e.name}")

@@ -14,6 +14,7 @@ from pooling.services.imports import (
     topics_import,
 )
 from pooling.services.pools import (
+    member_invite,
     membership_add,
     membership_remove,
     pool_build,
@@ -32,6 +33,7 @@ __all__ = [
     "TopicImportResult",
     "campaign_create",
     "documents_import",
+    "member_invite",
     "membership_add",
     "membership_remove",
     "pool_build",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -180,6 +181,29 @@ def membership_add(*, campaign: Campaign, user: User, roles: Sequence[str]) -> l
             member = Membership.objects.get(campaign=campaign, user=user, role=role)
         out.append(member)
     return out
+
+
+def member_invite(
+    *, campaign: Campaign, username: str, roles: Sequence[str], email: str = ""
+) -> tuple[User, str | None]:
+    """Give ``username`` the roles, creating the account if it does not exist yet.
+
+    Returns the user and, for a new account, its generated password (shown once to the organizer,
+    who passes it on; only its hash is stored).
+    """
+    username = username.strip()
+    if not username or len(username) > 150 or any(c.isspace() for c in username):
+        raise CampaignDataError("a username is 1 to 150 characters without spaces")
+    if not roles:
+        raise CampaignDataError("choose at least one role")
+    password = None
+    with transaction.atomic():
+        user = User.objects.filter(username=username).first()
+        if user is None:
+            password = secrets.token_urlsafe(12)
+            user = User.objects.create_user(username=username, email=email.strip(), password=password)
+        membership_add(campaign=campaign, user=user, roles=roles)
+    return user, password
 
 
 def membership_remove(*, campaign: Campaign, user: User, role: str) -> None:

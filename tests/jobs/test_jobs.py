@@ -104,8 +104,7 @@ def test_unknown_kinds_are_refused_before_anything_is_stored() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_embedded_worker_thread_runs_queued_jobs(settings: Any) -> None:
-    settings.WORKBENCH_JOBS = "thread"
+def test_the_embedded_worker_thread_runs_queued_jobs(embedded_worker: None) -> None:
     job = job_enqueue(kind="test_echo", title="t", params={"value": "threaded"})
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

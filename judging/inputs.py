@@ -1,0 +1,85 @@
+"""Validated input of the judging organizer pages and API (shared, like pooling.inputs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from rest_framework import serializers
+
+from judging.models import Assignment
+from pooling.inputs import FormInput
+from pooling.models import Membership, Pool, Topic
+
+
+class AssignmentsCreateInput(FormInput):
+    pool = serializers.IntegerField()
+    assessors = serializers.ListField(child=serializers.CharField(max_length=150), allow_empty=False)
+    topics = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
+    overlap = serializers.ChoiceField(choices=["k", "sample"], default="k")
+    k = serializers.IntegerField(default=1, min_value=1)
+    sample_percent = serializers.FloatField(default=10.0, min_value=0.0, max_value=100.0)
+    min_pair = serializers.IntegerField(default=0, min_value=0)
+    order = serializers.ChoiceField(choices=Assignment.Order.values, default=Assignment.Order.RANDOM)
+    seed = serializers.IntegerField(default=0, min_value=0)
+    budget = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Names and ids become the campaign's objects: ``service_arguments`` for assignments_create."""
+        campaign = self.context["campaign"]
+        pool = Pool.objects.filter(campaign=campaign, pk=attrs["pool"]).first()
+        if pool is None:
+            raise serializers.ValidationError({"pool": "no such pool in this campaign"})
+        names = list(dict.fromkeys(attrs["assessors"]))
+        users = {u.username: u for u in User.objects.filter(username__in=names)}
+        unknown = [n for n in names if n not in users]
+        if unknown:
+            raise serializers.ValidationError({"assessors": f"unknown user(s): {', '.join(unknown)}"})
+        numbers = [t for t in attrs.get("topics", []) if t.strip()]
+        topics = None
+        if numbers:
+            found = {t.number: t for t in Topic.objects.filter(campaign=campaign, number__in=numbers)}
+            missing = [n for n in numbers if n not in found]
+            if missing:
+                raise serializers.ValidationError({"topics": f"unknown topic(s): {', '.join(missing)}"})
+            topics = [found[n] for n in numbers]
+        sample = attrs["overlap"] == "sample"
+        attrs["service_arguments"] = {
+            "pool": pool,
+            "assessors": [users[n] for n in names],
+            "topics": topics,
+            "k": None if sample else attrs["k"],
+            "sample": attrs["sample_percent"] / 100 if sample else None,
+            "min_pair": attrs["min_pair"],
+            "order": attrs["order"],
+            "seed": attrs["seed"],
+            "budget": attrs.get("budget"),
+        }
+        return attrs
+
+
+class MemberInviteInput(FormInput):
+    username = serializers.CharField(max_length=150)
+    email = serializers.EmailField(required=False, allow_blank=True)
+    roles = serializers.ListField(
+        child=serializers.ChoiceField(choices=Membership.Role.values), allow_empty=False
+    )
+
+
+class ScaleLevelInput(serializers.Serializer):
+    value = serializers.IntegerField(min_value=0)
+    label = serializers.CharField(max_length=60)
+    description = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    key = serializers.CharField(max_length=1, min_length=1)
+
+
+class ScaleInput(serializers.Serializer):
+    levels = ScaleLevelInput(many=True, allow_empty=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        levels = attrs["levels"]
+        attrs["service_arguments"] = {
+            "levels": [(lv["value"], lv["label"], lv.get("description", "")) for lv in levels],
+            "keys": [lv["key"] for lv in levels],
+        }
+        return attrs
