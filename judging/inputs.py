@@ -68,7 +68,8 @@ class MemberInviteInput(FormInput):
 
 class ScaleLevelInput(serializers.Serializer):
     value = serializers.IntegerField(min_value=0)
-    label = serializers.CharField(max_length=60)
+    # DRF's metaclass takes declared fields off the class, so "label" does not shadow Field.label
+    label = serializers.CharField(max_length=60)  # type: ignore[assignment]
     description = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     key = serializers.CharField(max_length=1, min_length=1)
 

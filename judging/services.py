@@ -63,9 +63,8 @@ def scale_set(
     chosen = list(keys) or [str(v) if 0 <= v <= 9 else "" for v in values]
     if len(chosen) != len(values) or any(len(k) != 1 for k in chosen) or len(set(chosen)) != len(chosen):
         raise JudgingRefused("each grade needs its own one-character key (grades above 9 need keys given)")
-    used = set(
-        Judgment.objects.filter(campaign=campaign, grade__isnull=False).values_list("grade", flat=True)
-    )
+    graded = Judgment.objects.filter(campaign=campaign, grade__isnull=False).values_list("grade", flat=True)
+    used = {int(g) for g in graded if g is not None}
     used |= set(Adjudication.objects.filter(campaign=campaign).values_list("grade", flat=True))
     dropped = sorted(used - set(values))
     if dropped:
@@ -309,8 +308,11 @@ def judgment_record(
         judgment.save(update_fields=["grade", "cant_judge", "comment", "active_ms", "revision", "updated_at"])
     else:
         return judgment  # the same judgment again (a double submit): nothing to record
-    if assignment.order == Assignment.Order.QUEUE and grade is not None:
-        queue_record(pool=assignment.pool, topic=assignment.topic.number, docno=docno, grade=grade)
+    if assignment.order == Assignment.Order.QUEUE:
+        # "can't judge" reaches the queue as not relevant, so it moves on; the judgment keeps saying
+        # "can't judge" for agreement, consensus and exports
+        queue_grade = 0 if grade is None else grade
+        queue_record(pool=assignment.pool, topic=assignment.topic.number, docno=docno, grade=queue_grade)
     return judgment
 
 

@@ -1,0 +1,186 @@
+"""The campaign's judgments as files: qrels per assessor, consensus, adjudicated, binarized, prels, CSV.
+
+Every qrels-like file goes through the format layer's writers (:mod:`trec`), so what the
+workbench writes is what its readers read back. Kinds (:data:`EXPORT_KINDS`):
+
+- ``assessor``: one assessor's qrels ``qid 0 docno grade``; "can't judge" is written -1 (in the
+  pool, not judged: the qrels convention);
+- ``consensus``: the final labels under ``rule`` (:mod:`judging.consensus`), -1 where nobody could
+  grade the document;
+- ``adjudicated``: the consensus under the ``adjudicated`` rule (the decision, else the majority);
+- ``binary``: the consensus under ``rule`` with grade ≥ ``threshold`` → 1, below → 0, -1 kept;
+- ``prel``: a sample_eval prel ``qid 0 docno stratum rel`` of a pool (its strata) with the consensus
+  grades; listed documents not sampled or not graded are -1;
+- ``mq``: a Million Query prel ``qid docno rel method iprob`` of a pool's sampled documents (their
+  inclusion probabilities) with the consensus grades, -1 where not graded;
+- ``csv``: every current judgment: assessor, topic, docno, grade, cant_judge, comment, created_at,
+  updated_at (ISO 8601, UTC) and active_seconds (active time, idle stretches left out).
+
+Who may export what (:data:`ADJUDICATOR_KINDS`): organizers everything; adjudicators the final
+labels only (consensus, adjudicated, binary), which name no assessor. Assessors nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import UTC
+from typing import Any
+
+import numpy as np
+
+from judging.consensus import RULES, Item, binarize
+from judging.report_selectors import (
+    campaign_assessors,
+    campaign_judgments,
+    campaign_pool,
+    consensus_labels,
+)
+from judging.services import JudgingRefused
+from pooling.models import Campaign
+from pooling.selectors import pool_as_core
+from trec import write_mq_prel, write_prel, write_qrels
+from trec.qrels import Qrels, qrels_from_arrays
+
+EXPORT_KINDS = ("assessor", "consensus", "adjudicated", "binary", "prel", "mq", "csv")
+ADJUDICATOR_KINDS = frozenset({"consensus", "adjudicated", "binary"})
+CSV_COLUMNS = (
+    "assessor",
+    "topic",
+    "docno",
+    "grade",
+    "cant_judge",
+    "comment",
+    "created_at",
+    "updated_at",
+    "active_seconds",
+)
+UNJUDGED = -1
+SUFFIX = {
+    "assessor": "qrels",
+    "consensus": "qrels",
+    "adjudicated": "qrels",
+    "binary": "qrels",
+    "prel": "prel",
+    "mq": "mq.prel",
+    "csv": "csv",
+}
+
+
+def _qrels(labels: dict[Item, int | None]) -> Qrels:
+    if not labels:
+        raise JudgingRefused("nothing to export: the campaign has no judgments yet")
+    items = list(labels)
+    return qrels_from_arrays(
+        np.array([t.encode() for t, _ in items], dtype="S"),
+        np.array([d.encode() for _, d in items], dtype="S"),
+        np.array([UNJUDGED if g is None else g for g in labels.values()], dtype=np.int64),
+    )
+
+
+def _written(writer: Callable[[Any, str], None], data: Any, suffix: str) -> str:
+    """The text a trec writer produces (the writers take paths: one temporary file)."""
+    fd, name = tempfile.mkstemp(suffix=f".{suffix}")
+    os.close(fd)
+    try:
+        writer(data, name)
+        with open(name, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        os.unlink(name)
+
+
+def _filename(*parts: str, ext: str) -> str:
+    """``slug-part-part.ext`` with anything but letters, digits, '-' and '_' made '-'."""
+    stem = "-".join("".join(c if c.isalnum() or c in "-_" else "-" for c in p) for p in parts if p)
+    return f"{stem}.{ext}"
+
+
+def assessor_qrels(*, campaign: Campaign, assessor: str | None) -> Qrels:
+    if not assessor:
+        raise JudgingRefused("choose the assessor whose judgments to export")
+    rows = campaign_judgments(campaign=campaign, assessor=assessor).values_list(
+        "topic__number", "docno", "grade", "cant_judge"
+    )
+    labels: dict[Item, int | None] = {(t, d): None if cj else g for t, d, g, cj in rows}
+    if not labels:
+        known = ", ".join(campaign_assessors(campaign=campaign)) or "nobody has judged yet"
+        raise JudgingRefused(f"no judgments by '{assessor}' in campaign '{campaign.slug}' ({known})")
+    return _qrels(labels)
+
+
+def consensus_qrels(*, campaign: Campaign, rule: str, threshold: int | None = None) -> Qrels:
+    """The final labels as qrels; binarized at ``threshold`` when given."""
+    if rule not in RULES:
+        raise JudgingRefused(f"unknown consensus rule '{rule}' (one of {', '.join(RULES)})")
+    labels = consensus_labels(campaign=campaign, rule=rule)
+    if threshold is not None:
+        labels = {k: None if g is None else binarize(g, threshold) for k, g in labels.items()}
+    return _qrels(labels)
+
+
+def judgments_csv(*, campaign: Campaign) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for j in campaign_judgments(campaign=campaign).iterator():
+        writer.writerow(
+            [
+                j.assessor.username,
+                j.topic.number,
+                j.docno,
+                "" if j.grade is None else j.grade,
+                "true" if j.cant_judge else "false",
+                j.comment,
+                j.created_at.astimezone(UTC).isoformat(),
+                j.updated_at.astimezone(UTC).isoformat(),
+                f"{j.active_ms / 1000:.3f}",
+            ]
+        )
+    return out.getvalue()
+
+
+def export_file(
+    *,
+    campaign: Campaign,
+    kind: str,
+    assessor: str | None = None,
+    rule: str = "majority",
+    threshold: int = 1,
+    pool: str | None = None,
+) -> tuple[str, str]:
+    """The export's text and a file name for it; :class:`JudgingRefused` on a bad request."""
+    if kind not in EXPORT_KINDS:
+        raise JudgingRefused(f"unknown export '{kind}' (one of {', '.join(EXPORT_KINDS)})")
+    if rule not in RULES:
+        raise JudgingRefused(f"unknown consensus rule '{rule}' (one of {', '.join(RULES)})")
+    if kind == "binary" and threshold < 1:
+        raise JudgingRefused(f"the relevance threshold is a grade of 1 or more, found {threshold}")
+    slug = campaign.slug
+    if kind == "csv":
+        return judgments_csv(campaign=campaign), _filename(slug, "judgments", ext="csv")
+    if kind == "assessor":
+        text = _written(write_qrels, assessor_qrels(campaign=campaign, assessor=assessor), "qrels")
+        return text, _filename(slug, assessor or "", ext="qrels")
+    if kind == "adjudicated":
+        rule = "adjudicated"
+    if kind in ("consensus", "adjudicated"):
+        text = _written(write_qrels, consensus_qrels(campaign=campaign, rule=rule), "qrels")
+        return text, _filename(slug, rule, ext="qrels")
+    if kind == "binary":
+        qrels = consensus_qrels(campaign=campaign, rule=rule, threshold=threshold)
+        return _written(write_qrels, qrels, "qrels"), _filename(slug, rule, f"ge{threshold}", ext="qrels")
+    stored = campaign_pool(campaign=campaign, name=pool)
+    core = pool_as_core(pool=stored)
+    if len(core.docnos) == 0:
+        raise JudgingRefused(f"pool '{stored.name}' has no documents")
+    # before any judgment, every listed document is -1 (the pool's own export says the same)
+    grades = consensus_qrels(campaign=campaign, rule=rule) if campaign_assessors(campaign=campaign) else None
+    if kind == "prel":
+        text = _written(write_prel, core.to_prel(grades), "prel")
+    else:
+        text = _written(write_mq_prel, core.to_mq_prel(grades), "prel")
+    return text, _filename(slug, stored.name, rule, ext=SUFFIX[kind])

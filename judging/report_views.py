@@ -1,0 +1,204 @@
+"""Pages of adjudication, the agreement report and the exports (inputs shared with the API).
+
+Adjudicators and organizers read disagreements and agreement; assessors are refused (403), so
+they never see another assessor's labels; people with no role in the campaign get 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+
+from judging.agreement import DEFAULT_MEASURES
+from judging.consensus import RULES
+from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS
+from judging.report_apis import (
+    READERS,
+    AgreementInput,
+    DecisionInput,
+    ExportInput,
+    QueueInput,
+    agreement_job,
+    export_response,
+    export_roles,
+)
+from judging.report_selectors import (
+    adjudication_queue,
+    agreement_jobs,
+    campaign_assessors,
+    campaign_topic,
+    scale_grades,
+    topic_numbers_judged,
+    topic_titles,
+    with_documents,
+)
+from judging.services import JudgingRefused, adjudication_record
+from pooling import access
+from pooling.models import Campaign
+from pooling.selectors import campaign_pools, campaign_runs
+
+PAGE_SIZE = 50
+View = Callable[..., HttpResponseBase]
+
+
+def _campaign(request: HttpRequest, slug: str, roles: tuple[str, ...]) -> Campaign:
+    try:
+        return access.campaign_for(request.user, slug, *roles)
+    except access.NotVisible as exc:
+        raise Http404(str(exc)) from exc
+    except access.AccessDenied as exc:
+        raise PermissionDenied(str(exc)) from exc
+
+
+def reader_page(view: Callable[..., HttpResponseBase]) -> View:
+    """Log-in required; the campaign from the URL's ``slug`` for its adjudicators and organizers."""
+
+    @login_required
+    @wraps(view)
+    def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        return view(request, _campaign(request, slug, READERS), *args, **kwargs)
+
+    return wrapped
+
+
+def _errors(serializer: Any) -> list[str]:
+    out = []
+    for field, problems in serializer.errors.items():
+        for problem in problems if isinstance(problems, list) else [problems]:
+            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
+    return out
+
+
+# ------------------------------------------------------------------------------- adjudication
+
+
+@reader_page
+def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    form = QueueInput(data=request.GET)
+    data: dict[str, Any] = (
+        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "page": 1}
+    )
+    queue = adjudication_queue(campaign=campaign, show=data["show"], topic=data["topic"] or None)
+    page = Paginator(queue.rows, PAGE_SIZE).get_page(data["page"])
+    grades = scale_grades(campaign=campaign)
+    return render(
+        request,
+        "judging/adjudicate.html",
+        {
+            "campaign": campaign,
+            "queue": queue,
+            "page": page,
+            "rows": with_documents(campaign=campaign, rows=list(page.object_list)),
+            "grades": grades,
+            "labels": {g.value: g.label for g in grades},
+            "show": data["show"],
+            "topic": data["topic"],
+            "topics": topic_numbers_judged(campaign=campaign),
+            "topic_titles": topic_titles(campaign=campaign),
+            "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),
+        },
+    )
+
+
+@reader_page
+@require_POST
+def adjudication_decide(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    back = reverse("judging:adjudication", args=[campaign.slug])
+    target = request.POST.get("next", "")
+    if target.startswith(back) and url_has_allowed_host_and_scheme(target, allowed_hosts=None):
+        back = target
+    form = DecisionInput(data=request.POST)
+    if not form.is_valid():
+        for problem in _errors(form):
+            messages.error(request, problem)
+        return redirect(back)
+    data = form.validated_data
+    try:
+        decision = adjudication_record(
+            adjudicator=request.user,  # type: ignore[arg-type]
+            campaign=campaign,
+            topic=campaign_topic(campaign=campaign, number=data["topic"]),
+            docno=data["docno"],
+            grade=data["grade"],
+            note=data["note"],
+        )
+    except JudgingRefused as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
+        return redirect(back)
+    messages.success(request, f"topic {data['topic']}, {decision.docno}: final grade {decision.grade}")
+    return redirect(back)
+
+
+# ---------------------------------------------------------------------------------- agreement
+
+
+@reader_page
+@require_http_methods(["GET", "POST"])
+def agreement(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    errors: list[str] = []
+    if request.method == "POST":
+        form = AgreementInput(data=request.POST)
+        if form.is_valid():
+            job = agreement_job(campaign, request.user, form.validated_data)
+            return redirect("jobs:job", job_id=job.id)
+        errors = _errors(form)
+    assessors = campaign_assessors(campaign=campaign)
+    return render(
+        request,
+        "judging/report.html",
+        {
+            "campaign": campaign,
+            "errors": errors,
+            "form": request.POST if request.method == "POST" else {},
+            "assessors": assessors,
+            "run_count": campaign_runs(campaign=campaign).count(),
+            "default_measures": " ".join(DEFAULT_MEASURES),
+            "jobs": agreement_jobs(campaign=campaign, user=request.user),
+        },
+        status=400 if errors else 200,
+    )
+
+
+# ------------------------------------------------------------------------------------ exports
+
+
+@reader_page
+def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    organizer = access.has_role(request.user, campaign, access.Role.ORGANIZER)
+    kinds = EXPORT_KINDS if organizer else tuple(k for k in EXPORT_KINDS if k in ADJUDICATOR_KINDS)
+    return render(
+        request,
+        "judging/report_exports.html",
+        {
+            "campaign": campaign,
+            "kinds": kinds,
+            "organizer": organizer,
+            "assessors": campaign_assessors(campaign=campaign) if organizer else [],
+            "pools": list(campaign_pools(campaign=campaign)) if organizer else [],
+            "rules": RULES,
+        },
+    )
+
+
+@login_required
+def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
+    campaign = _campaign(request, slug, export_roles(kind))
+    form = ExportInput(data=request.GET)
+    if not form.is_valid():
+        return HttpResponse("\n".join(_errors(form)), status=400, content_type="text/plain")
+    try:
+        return export_response(campaign, kind, form.validated_data)
+    except JudgingRefused as exc:
+        return HttpResponse("\n".join(exc.problems), status=400, content_type="text/plain")

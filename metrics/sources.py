@@ -1,0 +1,106 @@
+"""Which judgments a campaign's runs are evaluated against, read from the store (a selector).
+
+A source names whose labels count (the consensus under a rule, the adjudicated labels, one
+assessor's, or an imported qrels set) and optionally a pool. With a pool, every pooled document
+nobody graded stays in the judgments as pooled-but-unjudged (rel -1), which is what bpref and infAP
+need to tell "judged non-relevant" from "never looked at"; and a sampled pool (strata, inclusion
+probabilities) brings its design along, so xinfAP, xinfNDCG and statAP are computed from the store
+directly, with no hand-exported prel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judging.consensus import RULES
+from judging.exports import assessor_qrels, consensus_qrels
+from judging.models import Judgment
+from metrics.evaluate import Judgments
+from pooling.errors import CampaignDataError
+from pooling.models import Campaign, Pool, QrelsSet
+from pooling.selectors import pool_as_core, qrels_set_load
+from trec import Qrels
+from trec.qrels import qrels_from_dict
+
+KINDS = ("consensus", "adjudicated", "assessor", "qrels")
+
+
+@dataclass(frozen=True)
+class JudgmentSource:
+    kind: str = "consensus"
+    rule: str = "majority"
+    assessor: str | None = None
+    qrels_set: int | None = None
+    pool: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise CampaignDataError(f"unknown judgment source '{self.kind}' (one of {', '.join(KINDS)})")
+        if self.kind == "consensus" and self.rule not in RULES:
+            raise CampaignDataError(f"unknown consensus rule '{self.rule}' (one of {', '.join(RULES)})")
+        if self.kind == "assessor" and not self.assessor:
+            raise CampaignDataError("name the assessor whose judgments count")
+        if self.kind == "qrels" and self.qrels_set is None:
+            raise CampaignDataError("choose the imported judgments to use")
+
+    def describe(self) -> str:
+        what = {
+            "consensus": f"consensus ({self.rule})",
+            "adjudicated": "adjudicated, else majority",
+            "assessor": f"assessor {self.assessor}",
+            "qrels": "imported judgments",
+        }[self.kind]
+        return what + (" with the pool's unjudged documents" if self.pool is not None else "")
+
+
+@dataclass(frozen=True)
+class SourcedJudgments:
+    judgments: Judgments
+    source: JudgmentSource
+    pool: Pool | None
+    sampled: bool  # the pool is a sampling design: xinfAP, xinfNDCG, statAP apply
+
+
+def _labels(campaign: Campaign, source: JudgmentSource) -> Qrels:
+    if source.kind == "assessor":
+        return assessor_qrels(campaign=campaign, assessor=source.assessor)
+    if source.kind == "qrels":
+        qset = QrelsSet.objects.filter(campaign=campaign, pk=int(source.qrels_set or 0)).first()
+        if qset is None:
+            raise CampaignDataError("those imported judgments are not in this campaign")
+        return qrels_set_load(qrels_set=qset)
+    rule = "adjudicated" if source.kind == "adjudicated" else source.rule
+    if not Judgment.objects.filter(campaign=campaign).exists():
+        return qrels_from_dict({})  # judging has not started: every run scores what unjudged topics score
+    return consensus_qrels(campaign=campaign, rule=rule)
+
+
+def _merged(labels: Qrels, pooled: Qrels) -> Qrels:
+    """The labels, plus every pooled document they lack as rel -1."""
+    table: dict[str, dict[str, int]] = {}
+    for q in (pooled, labels):  # labels second: a grade replaces the pool's -1
+        for t, topic in enumerate(q.topics):
+            a, b = int(q.offsets[t]), int(q.offsets[t + 1])
+            row = table.setdefault(topic, {})
+            for docno, rel in zip(q.docnos[a:b].tolist(), q.rels[a:b].tolist(), strict=True):
+                if q is labels or docno.decode() not in row:
+                    row[docno.decode()] = int(rel)
+    return qrels_from_dict(table)
+
+
+def source_judgments(*, campaign: Campaign, source: JudgmentSource) -> SourcedJudgments:
+    labels = _labels(campaign, source)
+    if source.pool is None:
+        return SourcedJudgments(Judgments(labels), source, None, False)
+    pool = Pool.objects.filter(campaign=campaign, pk=source.pool).first()
+    if pool is None:
+        raise CampaignDataError("that pool is not in this campaign")
+    core = pool_as_core(pool=pool)
+    sampled = core.iprobs is not None and bool(np.any(core.inclusion_probabilities() < 1.0))
+    if sampled:
+        prel = core.to_prel(labels)
+        mq = core.to_mq_prel(labels)
+        return SourcedJudgments(Judgments(prel.qrels, prel=prel, mq=mq), source, pool, True)
+    return SourcedJudgments(Judgments(_merged(labels, core.to_qrels())), source, pool, False)
