@@ -4,7 +4,8 @@ Builds a campaign in a fresh PostgreSQL database (one topic of ``--docs`` pooled
 assessor), starts the workbench under gunicorn, and runs ``--assessors`` simulated assessors, each
 in its own thread with its own session: log in through the login form, read the assignment, then
 for every document save the judgment (POST) and fetch the next document (GET), with a random
-pause in between for reading (``--think`` seconds on average). A share of the saves is sent twice,
+pause in between for reading (``--think`` seconds on average, 2 s by default: a very fast
+assessor). A share of the saves is sent twice,
 as a double click or a retry would. Reports throughput and the p50/p95/p99 latency of
 save-and-next (the save plus the next document's fetch, what the assessor waits for after a key),
 then checks the database: every judgment stored exactly once with the grade sent, one history
@@ -69,10 +70,10 @@ def setup_campaign(assessors: int, docs: int, workdir: Path) -> list[tuple[str, 
     topics = workdir / "topics.tsv"
     topics.write_text("".join(f"{t}\tload topic {t}\n" for t in range(1, assessors + 1)))
     run = workdir / "load.run"
-    with run.open("w") as out:
+    with run.open("w") as lines:
         for t in range(1, assessors + 1):
             for r in range(1, docs + 1):
-                out.write(f"{t} Q0 LOAD-{t:03d}-{r:04d} {r} {1000 - r / 10:.3f} load\n")
+                lines.write(f"{t} Q0 LOAD-{t:03d}-{r:04d} {r} {1000 - r / 10:.3f} load\n")
     campaign = campaign_create(slug="load", name="Load test")
     topics_import(campaign=campaign, path=topics)
     runs_import(campaign=campaign, paths=[run])
@@ -164,7 +165,7 @@ def run_assessor(host: str, port: int, who: Assessor, think: float, double: floa
             "GET", f"/api/judging/assignments/{who.assignment}/items/{items[0]['position']}/"
         )
         for i, item in enumerate(items):
-            time.sleep(rng.uniform(0, 2 * think))  # reading the document
+            time.sleep(rng.uniform(0.5 * think, 1.5 * think))  # reading the document
             grade = rng.choice((0, 0, 1, 2))
             payload = json.dumps(
                 {"position": item["position"], "grade": grade, "active_ms": rng.randint(500, 9000)}
@@ -235,10 +236,16 @@ def main() -> int:
     )
     parser.add_argument("--assessors", type=int, default=50)
     parser.add_argument("--docs", type=int, default=200, help="documents per assessor")
-    parser.add_argument("--think", type=float, default=0.5, help="mean seconds between saves (uniform 0..2x)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=2.0,
+        help="mean seconds an assessor reads a document, uniform in 0.5x..1.5x (default 2: a very fast "
+        "assessor; TREC assessors take tens of seconds)",
+    )
     parser.add_argument("--double", type=float, default=0.05, help="share of saves sent twice")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--seed", type=int, default=0)

@@ -117,6 +117,7 @@ class JudgmentRecordApi(AssessApi):
             cant_judge=cant_judge,
             comment=data["comment"],
             active_ms=data["active_ms"],
+            item=item,
         )
         out: dict[str, Any] = {"judgment": judgment_json(item, judgment), "next": None, "done": False}
         if assignment.order == Assignment.Order.QUEUE:

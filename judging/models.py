@@ -25,7 +25,7 @@ class Grade(models.Model):
     key = models.CharField(max_length=1)
 
     class Meta:
-        ordering = ("campaign", "value")
+        ordering = ("campaign_id", "value")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "value"], name="judging_grade_unique_value"),
             models.UniqueConstraint(fields=["campaign", "key"], name="judging_grade_unique_key"),
@@ -81,7 +81,7 @@ class AssignmentItem(models.Model):
     shared = models.BooleanField(default=False)
 
     class Meta:
-        ordering = ("assignment", "position")
+        ordering = ("assignment_id", "position")
         constraints = (
             models.UniqueConstraint(fields=["assignment", "position"], name="judging_item_unique_position"),
             models.UniqueConstraint(fields=["assignment", "docno"], name="judging_item_unique_docno"),
@@ -142,7 +142,7 @@ class JudgmentEvent(models.Model):
     active_ms = models.PositiveBigIntegerField(default=0)  # time spent in this visit
 
     class Meta:
-        ordering = ("judgment", "at", "pk")
+        ordering = ("judgment_id", "at", "pk")
 
     def __str__(self) -> str:
         return f"{self.old_grade} -> {self.new_grade}"

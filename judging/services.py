@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 
 from judging.design import overlap_design
@@ -27,6 +28,11 @@ DEFAULT_SCALE = (
     (1, "Relevant", "Some information the topic asks for."),
     (2, "Highly relevant", "Substantially about the topic; what the searcher wants."),
 )
+
+
+# other processes may accept a grade the scale just dropped for this long (scale_set refuses to drop
+# grades already in use, so at worst a judgment lands on a value about to be re-added or refused)
+SCALE_CACHE_SECONDS = 10
 
 
 class JudgingRefused(CampaignDataError):
@@ -70,10 +76,23 @@ def scale_set(
     if dropped:
         raise JudgingRefused(f"grades {dropped} are already used by judgments: keep them in the scale")
     Grade.objects.filter(campaign=campaign).delete()
+    transaction.on_commit(lambda: cache.delete(f"judging:scale:{campaign.pk}"))
     return Grade.objects.bulk_create(
         Grade(campaign=campaign, value=v, label=label[:60], description=desc[:300], key=key)
         for (v, label, desc), key in zip(levels, chosen, strict=True)
     )
+
+
+def scale_values(*, campaign_id: int) -> frozenset[int]:
+    """The scale's values, read (never created: no write races on the hot path of a save) and kept
+    for a few seconds in this process's cache, since every save checks its grade against them."""
+    key = f"judging:scale:{campaign_id}"
+    values = cache.get(key)
+    if values is None:
+        stored = Grade.objects.filter(campaign_id=campaign_id).values_list("value", flat=True)
+        values = frozenset(stored) or frozenset(v for v, _, _ in DEFAULT_SCALE)
+        cache.set(key, values, SCALE_CACHE_SECONDS)
+    return frozenset(values)
 
 
 # ---------------------------------------------------------------------------------- assignments
@@ -230,10 +249,7 @@ def _check_grade(campaign: Campaign, grade: int | None, cant_judge: bool) -> Non
         return
     if grade is None:
         raise JudgingRefused("a judgment needs a grade (or 'can't judge')")
-    # read, never create, here: the scale exists since the assignments were made (no writes racing
-    # on the hot path of saving a judgment)
-    values = set(Grade.objects.filter(campaign=campaign).values_list("value", flat=True))
-    values = values or {v for v, _, _ in DEFAULT_SCALE}
+    values = scale_values(campaign_id=campaign.pk)
     if grade not in values:
         raise JudgingRefused(
             f"grade {grade} is not on the campaign's scale ({', '.join(map(str, sorted(values)))})"
@@ -250,14 +266,17 @@ def judgment_record(
     cant_judge: bool = False,
     comment: str = "",
     active_ms: int = 0,
+    item: AssignmentItem | None = None,
 ) -> Judgment:
     """Save the assessor's judgment of ``docno`` now; a repeat with the same values changes nothing.
 
-    The document must be an item of the assessor's own assignment.
+    The document must be an item of the assessor's own assignment; a caller that has already read
+    that item passes it as ``item`` and saves the lookup.
     """
     if assignment.assessor_id != assessor.pk:
         raise JudgingRefused("this assignment belongs to another assessor")
-    if not AssignmentItem.objects.filter(assignment=assignment, docno=docno).exists():
+    known = item is not None and item.assignment_id == assignment.pk and item.docno == docno
+    if not known and not AssignmentItem.objects.filter(assignment=assignment, docno=docno).exists():
         raise JudgingRefused(f"document '{docno}' is not in this assignment")
     campaign = assignment.campaign
     _check_grade(campaign, grade, cant_judge)

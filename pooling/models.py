@@ -56,7 +56,7 @@ class Topic(models.Model):
     narrative = models.TextField(blank=True)
 
     class Meta:
-        ordering = ("campaign", "number")
+        ordering = ("campaign_id", "number")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "number"], name="pooling_topic_unique_number"),
         )
@@ -72,7 +72,7 @@ class Group(models.Model):
     name = models.CharField(max_length=100)
 
     class Meta:
-        ordering = ("campaign", "name")
+        ordering = ("campaign_id", "name")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "name"], name="pooling_group_unique_name"),
         )
@@ -97,7 +97,7 @@ class Run(models.Model):
     warnings = models.JSONField(default=list, blank=True)
 
     class Meta:
-        ordering = ("campaign", "tag")
+        ordering = ("campaign_id", "tag")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "tag"], name="pooling_run_unique_tag"),
             # two runs without a group may share a priority: NULL groups never compare equal
@@ -155,7 +155,7 @@ class Document(models.Model):
     text = models.TextField()
 
     class Meta:
-        ordering = ("campaign", "docno")
+        ordering = ("campaign_id", "docno")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "docno"], name="pooling_document_unique_docno"),
         )
@@ -182,7 +182,7 @@ class Membership(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("campaign", "role", "user")
+        ordering = ("campaign_id", "role", "user_id")
         constraints = (
             models.UniqueConstraint(
                 fields=["campaign", "user", "role"], name="pooling_membership_unique_role"
@@ -224,7 +224,7 @@ class Pool(models.Model):
     committed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ("campaign", "-created_at")
+        ordering = ("campaign_id", "-created_at")
         constraints = (models.UniqueConstraint(fields=["campaign", "name"], name="pooling_pool_unique_name"),)
 
     def __str__(self) -> str:
@@ -280,7 +280,7 @@ class QrelsSet(models.Model):
     imported_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ("campaign", "name")
+        ordering = ("campaign_id", "name")
         constraints = (
             models.UniqueConstraint(fields=["campaign", "name"], name="pooling_qrelsset_unique_name"),
         )

@@ -117,18 +117,18 @@ def diagnostics_report(
         chosen = list(measures or DEFAULT_MEASURES)
         if progress is not None:
             progress("leave-one-run-out", 0, 1)
-        out["reusability"] = {"run": _reusability(leave_out_reusability(runs, qrels, measures=chosen))}
+        out["reusability"] = {"run": reusability_json(leave_out_reusability(runs, qrels, measures=chosen))}
         if groups:
             if progress is not None:
                 progress("leave-one-group-out", 0, 1)
-            by_group = leave_out_reusability(runs, qrels, measures=chosen, groups=_all_grouped(runs, groups))
-            out["reusability"]["group"] = _reusability(by_group)
+            by_group = leave_out_reusability(runs, qrels, measures=chosen, groups=all_grouped(runs, groups))
+            out["reusability"]["group"] = reusability_json(by_group)
     except ValueError as exc:
         raise CampaignDataError(str(exc)) from exc
     return out
 
 
-def _all_grouped(runs: Sequence[RankedRun], groups: dict[str, str]) -> dict[str, str]:
+def all_grouped(runs: Sequence[RankedRun], groups: dict[str, str]) -> dict[str, str]:
     """Every run in a group: a run without one is its own group."""
     return {r.name: groups.get(r.name, r.name) for r in runs}
 
@@ -147,14 +147,14 @@ def _contributions(
         runs,
         depth=depth,
         pool=pooled,
-        groups=None if groups is None else _all_grouped(runs, groups),
+        groups=None if groups is None else all_grouped(runs, groups),
         qrels=qrels,
         level=level,
     )
     return [t._asdict() for t in table.totals()]
 
 
-def _reusability(rep: Reusability) -> dict[str, Any]:
+def reusability_json(rep: Reusability) -> dict[str, Any]:
     return {
         "removals": [
             {

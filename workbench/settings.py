@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
     "metrics",
     "pooling",
     "judging",
@@ -96,6 +97,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
+# Sessions are read on every request (an assessor saves a judgment per keystroke): the per-process
+# cache answers, the database keeps them across restarts.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -108,6 +113,17 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # ?format= names file formats (qrels, prel, mq, csv...), not DRF renderers
     "URL_FORMAT_OVERRIDE": None,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+# The OpenAPI 3 schema of every API endpoint, served at /api/schema/ (drf-spectacular).
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Relevance workbench API",
+    "DESCRIPTION": "Campaigns, pools, judging, background jobs and evaluation of runs.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # separate request and response components, so read-only fields do not appear in request bodies
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Background jobs (imports, pool builds, evaluations): "thread" runs them on a worker thread of the

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,7 +12,10 @@ urlpatterns = [
     path("campaigns/", include("pooling.urls")),
     path("jobs/", include("jobs.urls")),
     path("judging/", include("judging.urls")),
+    # the OpenAPI 3 schema of every API endpoint (YAML; JSON with Accept: application/vnd.oai.openapi+json)
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/judging/", include("judging.api_urls")),
+    path("api/metrics/", include("metrics.api_urls")),
     path("api/", include("pooling.api_urls")),
     path("", include("metrics.urls")),
 ]

@@ -136,13 +136,14 @@ def test_queue_assignment_hands_out_documents_one_at_a_time(loaded: Campaign, as
         order="queue",
         budget=3,
     )
-    seen = []
+    seen: list[str] = []
     while (item := assignment_next_item(assignment=a)) is not None:
         assert assignment_next_item(assignment=a) == item  # asked twice before judging: the same one
         judgment_record(assessor=assessor, assignment=a, docno=item.docno, grade=len(seen) % 2)
         seen.append(item.docno)
     assert len(seen) == 3 == a.items.count()  # the budget
     adaptive.refresh_from_db()
+    assert adaptive.queue_state is not None
     assert [d for d, _, _ in adaptive.queue_state["topics"]["403"]["log"]] == seen
 
 

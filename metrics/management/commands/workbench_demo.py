@@ -17,6 +17,8 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from metrics.services import evaluation_run
+from metrics.sources import JudgmentSource
 from pooling.models import Campaign, Membership
 from pooling.selectors import pools_needed_docnos
 from pooling.services import (
@@ -66,10 +68,17 @@ class Command(BaseCommand):
         membership_add(campaign=campaign, user=user, roles=[Membership.Role.ORGANIZER])
         topics_import(campaign=campaign, path=demo / "topics.txt")
         runs_import(campaign=campaign, paths=sorted((demo / "runs").glob("*.run")), group="demo")
-        qrels_set_import(campaign=campaign, path=demo / "qrels.txt", name="reference")
+        reference = qrels_set_import(campaign=campaign, path=demo / "qrels.txt", name="reference")
         pool = pool_build(campaign=campaign, name="depth-10", spec=PoolSpec("depth", depth=10), user=user)
         pool_commit(pool=pool)
         documents_import(
             campaign=campaign, paths=[demo / "documents.tsv"], needed=pools_needed_docnos(campaign=campaign)
         )
-        self.stdout.write(f"demo campaign '{DEMO_SLUG}' loaded with a committed depth-10 pool")
+        # a stored evaluation against the reference judgments: the leaderboard, run pages and
+        # significance are there from the first visit
+        evaluation_run(
+            campaign=campaign, source=JudgmentSource(kind="qrels", qrels_set=reference.pk), user=user
+        )
+        self.stdout.write(
+            f"demo campaign '{DEMO_SLUG}' loaded with a committed depth-10 pool and an evaluation"
+        )

@@ -1,0 +1,77 @@
+"""REST API of the live estimates and the reusability report: one view per operation.
+
+``GET live/`` answers the live report now (``?pool=&rule=&confidence=&chart=1``; ``chart`` adds the
+server-rendered SVG the page swaps in). The reusability report and, for campaigns too large to score
+in the request, the leaderboard run as jobs: 202 with the job to poll (``GET /api/jobs/<id>/``).
+Organizers only: assessors and adjudicators 403, people with no role in the campaign 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from jobs.models import Job
+from metrics.live_jobs import leaderboard_job_enqueue, reuse_job_enqueue
+from metrics.live_selectors import live_pool, live_report
+from metrics.live_views import JobInput, LiveInput, live_chart_svg
+from pooling.apis import CampaignApi
+
+
+def _job_accepted(job: Job) -> Response:
+    return Response(
+        {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"},
+        status=status.HTTP_202_ACCEPTED,
+    )
+
+
+class LiveEstimatesApi(CampaignApi):
+    """``GET``: per topic judged, found, R̂ with its interval and design; the total; the leaderboard."""
+
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = LiveInput(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        data: dict[str, Any] = form.validated_data
+        pool = live_pool(campaign=campaign, pk=data["pool"])
+        report = live_report(campaign=campaign, pool=pool, rule=data["rule"], confidence=data["confidence"])
+        if data["chart"]:
+            report = dict(report, chart=live_chart_svg(report))
+        return Response(report)
+
+
+class LiveLeaderboardApi(CampaignApi):
+    """``POST {pool, rule}``: score every run on the judgments so far, as a job."""
+
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = JobInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        pool = live_pool(campaign=campaign, pk=form.validated_data["pool"])
+        job = leaderboard_job_enqueue(
+            campaign=campaign,
+            user=request.user,  # type: ignore[arg-type]
+            pool=pool,
+            rule=form.validated_data["rule"],
+        )
+        return _job_accepted(job)
+
+
+class ReuseReportApi(CampaignApi):
+    """``POST {pool, rule}``: leave-one-run-out and leave-one-group-out on the judgments so far, as a job."""
+
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = JobInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        pool = live_pool(campaign=campaign, pk=form.validated_data["pool"])
+        job = reuse_job_enqueue(
+            campaign=campaign,
+            user=request.user,  # type: ignore[arg-type]
+            pool=pool,
+            rule=form.validated_data["rule"],
+        )
+        return _job_accepted(job)
