@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
 from judging.selectors import AssignmentProgress, campaign_assignments, campaign_people
 from judging.services import assignments_create, campaign_scale, scale_set
-from pooling.apis import CampaignApi
+from pooling.apis import CampaignApi, documented
 from pooling.services import member_invite
 
 
@@ -31,6 +31,7 @@ def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:
 
 
 class PeopleApi(CampaignApi):
+    @documented(operation_id="judging_people")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         people = campaign_people(campaign=campaign)
@@ -38,6 +39,7 @@ class PeopleApi(CampaignApi):
 
 
 class MemberInviteApi(CampaignApi):
+    @documented(request=MemberInviteInput, status_code=201, operation_id="judging_member_invite")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = MemberInviteInput(data=request.data)
@@ -53,6 +55,7 @@ class MemberInviteApi(CampaignApi):
 
 
 class ScaleApi(CampaignApi):
+    @documented(operation_id="judging_scale")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(
@@ -64,6 +67,7 @@ class ScaleApi(CampaignApi):
 
 
 class ScaleSetApi(CampaignApi):
+    @documented(request=ScaleInput, operation_id="judging_scale_set")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = ScaleInput(data=request.data)
@@ -73,12 +77,14 @@ class ScaleSetApi(CampaignApi):
 
 
 class AssignmentListApi(CampaignApi):
+    @documented(operation_id="judging_assignments")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response([_assignment_json(r) for r in campaign_assignments(campaign=campaign)])
 
 
 class AssignmentsCreateApi(CampaignApi):
+    @documented(request=AssignmentsCreateInput, status_code=201, operation_id="judging_assignments_create")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = AssignmentsCreateInput(data=request.data, context={"campaign": campaign})

@@ -25,7 +25,8 @@ from judging.assess_selectors import (
 )
 from judging.models import Assignment, AssignmentItem, Judgment
 from judging.services import JudgingRefused, assignment_next_item, campaign_scale, judgment_record
-from pooling.apis import CampaignApi
+from pooling.apis import CampaignApi, documented
+from pooling.inputs import form_problems
 from pooling.validation import DOCNO_MAX_LENGTH
 
 COMMENT_MAX = 10_000
@@ -48,14 +49,6 @@ class JudgmentInput(serializers.Serializer):
         if data.get("position") is None and not data.get("docno"):
             raise serializers.ValidationError("say which document: its position or its docno")
         return data
-
-
-def problems_of(serializer: serializers.Serializer) -> list[str]:
-    out = []
-    for field, problems in serializer.errors.items():
-        for problem in problems if isinstance(problems, list) else [problems]:
-            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
-    return out
 
 
 def judgment_json(item: AssignmentItem, judgment: Judgment) -> dict[str, Any]:
@@ -86,6 +79,7 @@ class AssessApi(CampaignApi):
 
 
 class AssignmentStateApi(AssessApi):
+    @documented(operation_id="assess_state")
     def get(self, request: Request, pk: int) -> Response:
         assignment = self.assignment(request, pk)
         done, _ = queue_top_up(assignment)
@@ -94,6 +88,7 @@ class AssignmentStateApi(AssessApi):
 
 
 class AssignmentDocumentApi(AssessApi):
+    @documented(operation_id="assess_document")
     def get(self, request: Request, pk: int, position: int) -> Response:
         assignment = self.assignment(request, pk)
         item = assignment_item(assignment=assignment, position=position)
@@ -101,11 +96,12 @@ class AssignmentDocumentApi(AssessApi):
 
 
 class JudgmentRecordApi(AssessApi):
+    @documented(request=JudgmentInput, operation_id="assess_judge")
     def post(self, request: Request, pk: int) -> Response:
         assignment = self.assignment(request, pk)
         form = JudgmentInput(data=request.data)
         if not form.is_valid():
-            raise JudgingRefused(problems_of(form))
+            raise JudgingRefused(form_problems(form))
         data = form.validated_data
         item = judgment_target(assignment, data)
         cant_judge = data["cant_judge"]

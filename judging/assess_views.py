@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from judging.assess_apis import JudgmentInput, problems_of, queue_top_up
+from judging.assess_apis import JudgmentInput, queue_top_up
 from judging.assess_selectors import (
     assessor_assignment,
     assessor_assignments,
@@ -31,6 +31,7 @@ from judging.models import Assignment
 from judging.services import campaign_scale, judgment_record
 from pooling import access
 from pooling.errors import CampaignDataError
+from pooling.inputs import form_problems
 
 View = Callable[..., HttpResponseBase]
 
@@ -133,7 +134,7 @@ def assess_judge(request: HttpRequest, assignment: Assignment) -> HttpResponseBa
     page = reverse("judging:assess", args=[assignment.pk])
     form = JudgmentInput(data=request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(problems_of(form)))
+        messages.error(request, "; ".join(form_problems(form)))
         return redirect(page)
     data = form.validated_data
     try:

@@ -20,7 +20,7 @@ from metrics.cli import unique_run_names
 from metrics.measures.base import EvalOptions
 from metrics.names import MeasureError, parse_measures
 from trec import FormatError, Qrels, read_qrels, read_run
-from trec.cli import UsageError, run_command
+from trec.cli import UsageError, run_command, text_table
 from trec.progress import TextOut
 
 AGREEMENT_HELP = (
@@ -201,16 +201,6 @@ def run_agreement(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Non
 # --------------------------------------------------------------------------- text rendering
 
 
-def _table(rows: list[list[str]], align: str) -> list[str]:
-    """Columns padded to their widest cell; ``align`` has one 'l' or 'r' per column."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(align))]
-    return [
-        "  ".join(
-            c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, widths, align, strict=True)
-        ).rstrip()
-        for r in rows
-    ]
-
 
 def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int = 4) -> list[str]:
     """The report as readable tables (``nan`` = undefined)."""
@@ -240,7 +230,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     rows = [head]
     for p in report.pairs:
         rows.append([p.a, p.b, str(p.items), *_stat_cells(p.overall, f)])
-    lines += _table(rows, "llr" + "r" * (len(head) - 3))
+    lines += text_table(rows, "llr" + "r" * (len(head) - 3))
 
     for p in report.pairs:
         lines += [
@@ -254,12 +244,12 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
         rows = [["", *map(str, p.labels)]] + [
             [str(lab), *map(str, counts[i].tolist())] for i, lab in enumerate(p.labels)
         ]
-        lines += ["  " + x for x in _table(rows, "r" * (len(p.labels) + 1))]
+        lines += ["  " + x for x in text_table(rows, "r" * (len(p.labels) + 1))]
         if per_topic:
             lines.append(f"per topic ({p.a} vs {p.b}):")
             rows = [["topic", "items", *head[3:]]]
             rows += [[t, str(s.n), *_stat_cells(s, f)] for t, s in p.per_topic.items()]
-            lines += _table(rows, "l" + "r" * (len(rows[0]) - 1))
+            lines += text_table(rows, "l" + "r" * (len(rows[0]) - 1))
 
     g = report.group
     if g is not None:
@@ -276,7 +266,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
                 [t, str(s.items), f(s.fleiss.value), str(s.pairable), f(s.alpha_nominal), f(s.alpha_ordinal)]
                 for t, s in g.per_topic.items()
             ]
-            lines += ["per topic (all assessors):", *_table(rows, "lrrrrr")]
+            lines += ["per topic (all assessors):", *text_table(rows, "lrrrrr")]
 
     s = report.systems
     if s is not None:
@@ -290,13 +280,13 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
             [c.measure, c.a, c.b, str(c.topics), f(c.tau_b), f(c.tau_ap_ab), f(c.tau_ap_ba)]
             for c in s.correlations
         ]
-        lines += _table(rows, "lllrrrr")
+        lines += text_table(rows, "lllrrrr")
         lines.append("mean scores (each assessor's topics):")
         rows = [["measure", "run", *report.assessors]]
         for m in s.measures:
             for r in s.runs:
                 rows.append([m, r, *(f(s.means[a][m].get(r, math.nan)) for a in report.assessors)])
-        lines += _table(rows, "ll" + "r" * len(report.assessors))
+        lines += text_table(rows, "ll" + "r" * len(report.assessors))
     return lines
 
 
@@ -344,7 +334,7 @@ def _pooled_lines(pooled: dict[str, Pooled], f: Any, *, bootstrap: bool) -> list
         "  pooled over topics: concatenated = one table summed over topics; De Vries 2008 = "
         "(mean P_o - mean P_e)/(1 - mean P_e); mean per topic = over the topics where defined"
     )
-    return [intro, *("  " + x for x in _table(rows, "lrrrr"))]
+    return [intro, *("  " + x for x in text_table(rows, "lrrrr"))]
 
 
 def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py agreement") -> int:

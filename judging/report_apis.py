@@ -13,6 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -36,7 +38,7 @@ from judging.report_selectors import (
 from judging.services import adjudication_record
 from metrics.names import MeasureError, parse_measures
 from pooling import access
-from pooling.apis import CampaignApi
+from pooling.apis import CampaignApi, JobAcceptedOut, documented
 from pooling.inputs import FormInput
 from pooling.models import Campaign
 
@@ -153,6 +155,9 @@ def _row_json(row: QueueRow) -> dict[str, Any]:
 class AdjudicationQueueApi(CampaignApi):
     """``GET``: the disagreements, largest grade distance first (``?show=open|decided|all&topic=``)."""
 
+    @extend_schema(
+        parameters=[QueueInput], responses={200: OpenApiTypes.OBJECT}, operation_id="adjudication_queue"
+    )
     def get(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
         form = QueueInput(data=request.query_params)
@@ -168,6 +173,7 @@ class AdjudicationQueueApi(CampaignApi):
 class AdjudicationDecideApi(CampaignApi):
     """``POST {topic, docno, grade, note}``: record or change the final grade of a document."""
 
+    @documented(request=DecisionInput, operation_id="adjudication_decide")
     def post(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
         form = DecisionInput(data=request.data)
@@ -197,6 +203,9 @@ class AgreementApi(CampaignApi):
     """``GET ?threshold=&bootstrap=&seed=&confidence=``: the agreement report now, without the
     system rankings (POST to the report endpoint for those: they run as a job)."""
 
+    @extend_schema(
+        parameters=[AgreementInput], responses={200: OpenApiTypes.OBJECT}, operation_id="agreement"
+    )
     def get(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
         form = AgreementInput(data=request.query_params)
@@ -210,6 +219,7 @@ class AgreementReportApi(CampaignApi):
     """``POST``: the whole report, with the runs ranked under each assessor when ``runs`` is true;
     202 with the job to poll (``GET /api/jobs/<id>/``)."""
 
+    @documented(request=AgreementInput, ok=JobAcceptedOut, status_code=202, operation_id="agreement_report")
     def post(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
         form = AgreementInput(data=request.data)
@@ -224,6 +234,11 @@ class AgreementReportApi(CampaignApi):
 class ExportApi(CampaignApi):
     """``GET ?assessor=&rule=&threshold=&pool=``: one export file (:mod:`judging.exports`)."""
 
+    @extend_schema(
+        parameters=[ExportInput],
+        responses={(200, "text/plain"): OpenApiTypes.STR},
+        operation_id="judgments_export",
+    )
     def get(self, request: Request, slug: str, kind: str) -> HttpResponse:
         campaign = access.campaign_for(request.user, slug, *export_roles(kind))
         form = ExportInput(data=request.query_params)

@@ -45,6 +45,7 @@ from judging.report_selectors import (
 )
 from judging.services import JudgingRefused, adjudication_record
 from pooling import access
+from pooling.inputs import form_problems
 from pooling.models import Campaign
 from pooling.selectors import campaign_pools, campaign_runs
 
@@ -70,14 +71,6 @@ def reader_page(view: Callable[..., HttpResponseBase]) -> View:
         return view(request, _campaign(request, slug, READERS), *args, **kwargs)
 
     return wrapped
-
-
-def _errors(serializer: Any) -> list[str]:
-    out = []
-    for field, problems in serializer.errors.items():
-        for problem in problems if isinstance(problems, list) else [problems]:
-            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
-    return out
 
 
 # ------------------------------------------------------------------------------- adjudication
@@ -120,7 +113,7 @@ def adjudication_decide(request: HttpRequest, campaign: Campaign) -> HttpRespons
         back = target
     form = DecisionInput(data=request.POST)
     if not form.is_valid():
-        for problem in _errors(form):
+        for problem in form_problems(form):
             messages.error(request, problem)
         return redirect(back)
     data = form.validated_data
@@ -153,7 +146,7 @@ def agreement(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
         if form.is_valid():
             job = agreement_job(campaign, request.user, form.validated_data)
             return redirect("jobs:job", job_id=job.id)
-        errors = _errors(form)
+        errors = form_problems(form)
     assessors = campaign_assessors(campaign=campaign)
     return render(
         request,
@@ -197,7 +190,7 @@ def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
     campaign = _campaign(request, slug, export_roles(kind))
     form = ExportInput(data=request.GET)
     if not form.is_valid():
-        return HttpResponse("\n".join(_errors(form)), status=400, content_type="text/plain")
+        return HttpResponse("\n".join(form_problems(form)), status=400, content_type="text/plain")
     try:
         return export_response(campaign, kind, form.validated_data)
     except JudgingRefused as exc:

@@ -16,9 +16,10 @@ from judging.models import Assignment
 from judging.selectors import campaign_assignments, campaign_people
 from judging.services import assignments_create, campaign_scale, scale_set
 from pooling.errors import CampaignDataError
+from pooling.inputs import form_problems
 from pooling.models import Campaign, Membership, Pool, Topic
 from pooling.services import member_invite
-from pooling.views import _errors, organizer_page
+from pooling.views import organizer_page
 
 
 @organizer_page
@@ -51,7 +52,7 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
                     )
                 return redirect("judging:people", slug=campaign.slug)
         else:
-            errors = _errors(form)
+            errors = form_problems(form)
     return render(
         request,
         "judging/people.html",
@@ -88,7 +89,7 @@ def scale(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             except CampaignDataError as exc:
                 errors = exc.problems
         else:
-            errors = _errors(form) or ["check the grades"]
+            errors = form_problems(form) or ["check the grades"]
     grades = campaign_scale(campaign=campaign)
     rows: list[Any] = list(grades) + [None] * max(0, 6 - len(grades))
     return render(request, "judging/scale.html", {"campaign": campaign, "rows": rows, "errors": errors})
@@ -108,7 +109,7 @@ def assignments(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             except CampaignDataError as exc:
                 errors = exc.problems
         else:
-            errors = _errors(form)
+            errors = form_problems(form)
     return render(
         request,
         "judging/assignments.html",

@@ -36,8 +36,9 @@ from metrics.selectors import (
 from metrics.services import evaluation_enqueue, significance_enqueue
 from metrics.significance import CORRECTIONS, TESTS
 from metrics.sources import KINDS, JudgmentSource
-from pooling.apis import CampaignApi
+from pooling.apis import CampaignApi, ErrorsOut
 from pooling.errors import CampaignDataError, CampaignNotFound
+from pooling.inputs import form_problems
 
 # ------------------------------------------------------------------------------------- inputs
 
@@ -62,7 +63,7 @@ class SourceInput(serializers.Serializer):
 def parse_source(data: Any) -> JudgmentSource:
     form = SourceInput(data=data)
     if not form.is_valid():
-        raise CampaignDataError(input_errors(form))
+        raise CampaignDataError(form_problems(form))
     return form.validated_data["source"]
 
 
@@ -78,16 +79,8 @@ class SignificanceInput(serializers.Serializer):
 def parse_significance(data: Any, evaluation: Evaluation) -> SignificanceParams:
     form = SignificanceInput(data=data)
     if not form.is_valid():
-        raise CampaignDataError(input_errors(form))
+        raise CampaignDataError(form_problems(form))
     return SignificanceParams(evaluation=evaluation.pk, **form.validated_data)
-
-
-def input_errors(form: serializers.Serializer) -> list[str]:
-    out = []
-    for name, problems in form.errors.items():
-        for problem in problems if isinstance(problems, list) else [problems]:
-            out.append(str(problem) if name == "non_field_errors" else f"{name}: {problem}")
-    return out
 
 
 # ------------------------------------------------------------------ response shapes (the schema)
@@ -170,10 +163,6 @@ class SignificanceOut(JobOut):
     result = serializers.DictField(
         help_text="params, and the comparison in `manage.py compare --format json`'s shape"
     )
-
-
-class ErrorsOut(serializers.Serializer):
-    errors = serializers.ListField(child=serializers.CharField())  # type: ignore[assignment]
 
 
 SOURCE_PARAMETERS = [

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,7 +20,7 @@ from jobs.models import Job
 from metrics.live_jobs import leaderboard_job_enqueue, reuse_job_enqueue
 from metrics.live_selectors import live_pool, live_report
 from metrics.live_views import JobInput, LiveInput, live_chart_svg
-from pooling.apis import CampaignApi
+from pooling.apis import CampaignApi, JobAcceptedOut, documented
 
 
 def _job_accepted(job: Job) -> Response:
@@ -31,6 +33,9 @@ def _job_accepted(job: Job) -> Response:
 class LiveEstimatesApi(CampaignApi):
     """``GET``: per topic judged, found, R̂ with its interval and design; the total; the leaderboard."""
 
+    @extend_schema(
+        parameters=[LiveInput], responses={200: OpenApiTypes.OBJECT}, operation_id="live_estimates"
+    )
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = LiveInput(data=request.query_params)
@@ -46,6 +51,7 @@ class LiveEstimatesApi(CampaignApi):
 class LiveLeaderboardApi(CampaignApi):
     """``POST {pool, rule}``: score every run on the judgments so far, as a job."""
 
+    @documented(request=JobInput, ok=JobAcceptedOut, status_code=202, operation_id="live_leaderboard")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = JobInput(data=request.data)
@@ -63,6 +69,7 @@ class LiveLeaderboardApi(CampaignApi):
 class ReuseReportApi(CampaignApi):
     """``POST {pool, rule}``: leave-one-run-out and leave-one-group-out on the judgments so far, as a job."""
 
+    @documented(request=JobInput, ok=JobAcceptedOut, status_code=202, operation_id="reuse_report")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = JobInput(data=request.data)

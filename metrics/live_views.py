@@ -30,7 +30,7 @@ from metrics.live_selectors import (
 )
 from pooling.diagnostics import DEFAULT_MEASURES
 from pooling.errors import CampaignDataError
-from pooling.inputs import FormInput
+from pooling.inputs import FormInput, form_problems
 from pooling.models import Campaign, Pool
 from pooling.views import organizer_page
 
@@ -59,15 +59,7 @@ def _parsed(cls: type[FormInput], data: Any) -> tuple[dict[str, Any], list[str]]
         return dict(form.validated_data), []
     blank = cls(data={})
     blank.is_valid(raise_exception=True)
-    return dict(blank.validated_data), _errors(form)
-
-
-def _errors(serializer: Any) -> list[str]:
-    out = []
-    for field, problems in serializer.errors.items():
-        for problem in problems if isinstance(problems, list) else [problems]:
-            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
-    return out
+    return dict(blank.validated_data), form_problems(form)
 
 
 # ------------------------------------------------------------------------------------ the chart

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from rest_framework import exceptions, status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,6 +36,37 @@ from pooling.services import campaign_create, membership_add, pool_commit, pool_
 from pooling.views import diagnostics_params
 
 ORGANIZER = Membership.Role.ORGANIZER
+
+
+# ------------------------------------------------------------------ response shapes (the schema)
+
+
+class JobAcceptedOut(serializers.Serializer):
+    job = serializers.UUIDField()
+    status = serializers.CharField()
+    url = serializers.CharField(help_text="poll it: GET /api/jobs/<id>/")
+
+
+class ErrorsOut(serializers.Serializer):
+    errors = serializers.ListField(child=serializers.CharField(), help_text="one line per problem")
+
+
+def documented(
+    *,
+    request: Any = None,
+    ok: Any = OpenApiTypes.OBJECT,
+    status_code: int = 200,
+    operation_id: str | None = None,
+) -> Any:
+    """The schema of an operation: its input, its answer, and the domain refusals every one has."""
+    return extend_schema(
+        request=request,
+        responses={status_code: ok, 400: ErrorsOut, 403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+        operation_id=operation_id,
+    )
+
+
+FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
 
 
 class CampaignApi(APIView):
@@ -97,12 +130,14 @@ def _pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
 
 
 class CampaignListApi(CampaignApi):
+    @documented(operation_id="campaigns_list")
     def get(self, request: Request) -> Response:
         campaigns = access.visible_campaigns(request.user).order_by("slug")
         return Response([_campaign_json(c, access.roles(request.user, c)) for c in campaigns])
 
 
 class CampaignCreateApi(CampaignApi):
+    @documented(request=CampaignCreateInput, status_code=201, operation_id="campaigns_create")
     def post(self, request: Request) -> Response:
         if not access.can_create_campaign(request.user):
             raise exceptions.PermissionDenied("creating campaigns needs the organizer permission")
@@ -118,6 +153,7 @@ class CampaignCreateApi(CampaignApi):
 
 
 class CampaignDetailApi(CampaignApi):
+    @documented(operation_id="campaign_detail")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         out = _campaign_json(campaign, access.roles(request.user, campaign))
@@ -133,6 +169,7 @@ class CampaignDetailApi(CampaignApi):
 
 
 class RunListApi(CampaignApi):
+    @documented(operation_id="campaign_runs")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(
@@ -157,10 +194,16 @@ class RunListApi(CampaignApi):
 
 class _ImportApi(CampaignApi):
     input_class: type[Any]
+
+    def get_serializer_class(self) -> type[Any]:
+        """The upload's input, for the schema (each import documents its own fields)."""
+        return self.input_class
+
     kind = ""
     noun = ""
     fixed: dict[str, Any] = {}  # noqa: RUF012 - per-subclass constants
 
+    @documented(ok=JobAcceptedOut, status_code=202)
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
@@ -207,12 +250,14 @@ class QrelsImportApi(_ImportApi):
 
 
 class PoolListApi(CampaignApi):
+    @documented(operation_id="campaign_pools")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response([_pool_json(p) for p in campaign_pools(campaign=campaign)])
 
 
 class PoolBuildApi(CampaignApi):
+    @documented(request=PoolBuildInput, ok=JobAcceptedOut, status_code=202, operation_id="pool_build")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = PoolBuildInput(data=request.data)
@@ -229,18 +274,21 @@ class PoolBuildApi(CampaignApi):
 
 
 class PoolDetailApi(CampaignApi):
+    @documented(operation_id="pool_detail")
     def get(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(_pool_json(self.pool(campaign, pk), sizes=True))
 
 
 class PoolCommitApi(CampaignApi):
+    @documented(request=None, operation_id="pool_commit")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(_pool_json(pool_commit(pool=self.pool(campaign, pk))))
 
 
 class PoolDiscardApi(CampaignApi):
+    @documented(request=None, ok=None, status_code=204, operation_id="pool_discard")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
         pool_discard(pool=self.pool(campaign, pk))
@@ -248,6 +296,7 @@ class PoolDiscardApi(CampaignApi):
 
 
 class PoolExportApi(CampaignApi):
+    @extend_schema(parameters=[FORMAT_PARAMETER], responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
         campaign = self.organizer_campaign(request, slug)
         try:
@@ -262,6 +311,7 @@ class PoolExportApi(CampaignApi):
 
 
 class PoolDiagnosticsApi(CampaignApi):
+    @documented(request=DiagnosticsInput, ok=JobAcceptedOut, status_code=202, operation_id="pool_diagnostics")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
         pool = self.pool(campaign, pk)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from pooling.spec import PoolSpec
@@ -17,6 +18,17 @@ from trec.documents import DOCUMENT_FORMATS
 from trec.topics import TOPIC_FORMATS
 
 
+def form_problems(serializer: serializers.Serializer) -> list[str]:
+    """A refused input's problems, one line each: ``field: problem``, or the problem alone for the
+    whole input; what the pages list and the API returns as ``{"errors": [...]}``."""
+    out = []
+    for field, problems in serializer.errors.items():
+        for problem in problems if isinstance(problems, list) else [problems]:
+            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
+    return out
+
+
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "number"}}, {"type": "string"}]})
 class NumberListField(serializers.Field):
     """Numbers as a JSON list or as a comma-separated string ("10,30,100"); blank means not given."""
 
@@ -42,6 +54,9 @@ class NumberListField(serializers.Field):
         return None if value is None else list(value)
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "object", "additionalProperties": {"type": "integer"}}, {"type": "string"}]}
+)
 class RunDepthsField(serializers.Field):
     """Per-run depths as a JSON object or lines of ``RUN=K``."""
 

@@ -30,6 +30,7 @@ from pooling.inputs import (
     QrelsImportInput,
     RunsImportInput,
     TopicsImportInput,
+    form_problems,
 )
 from pooling.models import Campaign, Document, Membership, Pool, Topic
 from pooling.selectors import campaign_pools, campaign_qrels_sets, campaign_runs, pool_get
@@ -65,14 +66,6 @@ def _pool(campaign: Campaign, pk: int) -> Pool:
         raise Http404(str(exc)) from exc
 
 
-def _errors(serializer: Any) -> list[str]:
-    out = []
-    for field, problems in serializer.errors.items():
-        for problem in problems if isinstance(problems, list) else [problems]:
-            out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
-    return out
-
-
 # ------------------------------------------------------------------------------------ campaigns
 
 
@@ -97,7 +90,7 @@ def campaign_list(request: HttpRequest) -> HttpResponse:
             except CampaignDataError as exc:
                 errors = exc.problems
         else:
-            errors = _errors(form)
+            errors = form_problems(form)
     campaigns = access.visible_campaigns(request.user).annotate(
         n_topics=Count("topics", distinct=True), n_runs=Count("runs", distinct=True)
     )
@@ -163,7 +156,7 @@ def campaign_import(request: HttpRequest, campaign: Campaign) -> HttpResponseBas
                     files=files,
                 )
                 return redirect("jobs:job", job_id=job.id)
-            errors[what] = _errors(form)
+            errors[what] = form_problems(form)
     return render(request, "pooling/import.html", {"campaign": campaign, "errors": errors})
 
 
@@ -186,7 +179,7 @@ def pool_new(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
                 params={"name": data["name"], "spec": data["spec"].as_dict()},
             )
             return redirect("jobs:job", job_id=job.id)
-        errors = _errors(form)
+        errors = form_problems(form)
     return render(
         request,
         "pooling/pool_new.html",
@@ -268,7 +261,7 @@ def pool_diagnostics(request: HttpRequest, campaign: Campaign, pk: int) -> HttpR
     pool = _pool(campaign, pk)
     form = DiagnosticsInput(data=request.POST)
     if not form.is_valid():
-        for problem in _errors(form):
+        for problem in form_problems(form):
             messages.error(request, problem)
         return redirect("pooling:pool", slug=campaign.slug, pk=pool.pk)
     job = job_enqueue(

@@ -35,3 +35,14 @@ def run_command(
     except BrokenPipeError:  # e.g. piped into head
         return 0
     return 0
+
+
+def text_table(rows: list[list[str]], align: str) -> list[str]:
+    """Columns padded to their widest cell; ``align`` has one 'l' or 'r' per column."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(align))]
+    return [
+        "  ".join(
+            cell.ljust(w) if a == "l" else cell.rjust(w) for cell, w, a in zip(r, widths, align, strict=True)
+        ).rstrip()
+        for r in rows
+    ]

@@ -142,7 +142,7 @@ def _openapi_path(route: str) -> str:
 def test_the_openapi_schema_is_served_valid_and_lists_every_api_endpoint(client: Client) -> None:
     from drf_spectacular.drainage import GENERATOR_STATS
 
-    with GENERATOR_STATS.silence():  # the other apps' views without serializers are reported, not shown
+    with GENERATOR_STATS.silence():
         response = client.get("/api/schema/")
         as_json = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
@@ -163,7 +163,7 @@ def test_the_openapi_schema_is_served_valid_and_lists_every_api_endpoint(client:
     assert "topics" in schema["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"]
 
 
-def test_the_metrics_api_views_give_the_schema_generator_nothing_to_warn_about() -> None:
+def test_no_api_view_gives_the_schema_generator_anything_to_warn_about() -> None:
     from drf_spectacular.drainage import GENERATOR_STATS
 
     GENERATOR_STATS.reset()
@@ -172,5 +172,5 @@ def test_the_metrics_api_views_give_the_schema_generator_nothing_to_warn_about()
         mp.setattr("sys.stderr", err)
         call_command("spectacular", "--validate", "--file", "/dev/null")
     messages = list(GENERATOR_STATS._warn_cache) + list(GENERATOR_STATS._error_cache)
-    mine = [m for m in messages if "metrics/apis.py" in m or "/api/metrics/campaigns/{slug}/evaluations" in m]
-    assert mine == []
+    # every operation documents its input and answers (pooling, jobs, judging, metrics)
+    assert messages == []

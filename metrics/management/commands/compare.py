@@ -25,6 +25,7 @@ from metrics.significance import (
     pair_count,
 )
 from trec import FormatError, read_qrels, read_run
+from trec.cli import text_table
 from trec.progress import Progress
 from trec.runs import run_name_from_path
 
@@ -325,16 +326,6 @@ def _f(value: float) -> str:
     return "nan" if math.isnan(value) else str(value) if math.isinf(value) else f"{value:.4f}"
 
 
-def _table(rows: list[list[str]], align: str) -> list[str]:
-    """Columns padded to their widest cell; ``align`` has one 'l' or 'r' per column."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(align))]
-    return [
-        "  ".join(
-            cell.ljust(w) if a == "l" else cell.rjust(w) for cell, w, a in zip(r, widths, align, strict=True)
-        ).rstrip()
-        for r in rows
-    ]
-
 
 def text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[str]:
     m, s = c.matrix, c.settings
@@ -345,7 +336,7 @@ def text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[
     order = sorted(range(len(m.runs)), key=lambda i: -m.means[i])
     lines += [
         "",
-        *_table(
+        *text_table(
             [["rank", "run", "mean"]] + [[str(n), m.runs[i], _f(m.means[i])] for n, i in enumerate(order, 1)],
             "rlr",
         ),
@@ -366,7 +357,7 @@ def text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[
             rows.append(
                 [*head, t, _f(r.statistic), _p(r.p), _p(p.adjusted[t]), "*" if p.significant[t] else ""]
             )
-    lines += _table(rows, "llrrlrrrl")
+    lines += text_table(rows, "llrrlrrrl")
 
     anova, rand = c.tukey
     lines += [
@@ -388,7 +379,7 @@ def text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[
                 "*" if qr.significant else "",
             ]
         )
-    lines += _table(rows, "llrrrlrl")
+    lines += text_table(rows, "llrrrlrl")
     lines.append("groups (the runs of a group do not differ significantly):")
     for tk in c.tukey:
         lines.append(f"  {tk.method + ':':<15}" + "  ".join("[" + " ".join(g) + "]" for g in tk.groups))
@@ -404,5 +395,5 @@ def text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[
         ]
     if per_topic:
         rows = [["topic", *m.runs]] + [[t, *map(_f, m.scores[:, j])] for j, t in enumerate(m.topics)]
-        lines += ["", f"per-topic {m.measure}:", *_table(rows, "l" + "r" * len(m.runs))]
+        lines += ["", f"per-topic {m.measure}:", *text_table(rows, "l" + "r" * len(m.runs))]
     return lines
