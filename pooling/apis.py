@@ -48,7 +48,7 @@ class JobAcceptedOut(serializers.Serializer):
 
 
 class ErrorsOut(serializers.Serializer):
-    errors = serializers.ListField(child=serializers.CharField(), help_text="one line per problem")
+    errors = serializers.ListField(child=serializers.CharField(), help_text="one line per problem")  # type: ignore[assignment]
 
 
 def documented(
