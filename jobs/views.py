@@ -12,7 +12,7 @@ from jobs import registry
 from jobs.access import job_for
 from jobs.models import Job
 from jobs.selectors import job_status
-from jobs.worker import wake
+from jobs.services import dispatch
 
 
 def _visible(request: HttpRequest, job_id: uuid.UUID) -> Job:
@@ -20,7 +20,7 @@ def _visible(request: HttpRequest, job_id: uuid.UUID) -> Job:
     if job is None:
         raise Http404("no such job")
     if job.status == Job.Status.QUEUED:
-        wake()  # a job queued before a restart starts when someone looks at it
+        dispatch(job.id)  # the embedded worker picks up a job queued before a restart
     return job
 
 
