@@ -47,7 +47,7 @@ from metrics.selectors import (
 )
 from metrics.services import evaluation_enqueue, significance_enqueue
 from pooling.errors import CampaignDataError, CampaignNotFound
-from pooling.models import Campaign
+from pooling.models import Campaign, Membership
 from pooling.views import organizer_page
 
 CURVE_RUNS = 8  # P-R curves drawn on a leaderboard: the best runs only, or the chart is a tangle
@@ -61,8 +61,14 @@ def _evaluation(campaign: Campaign, pk: int) -> Evaluation:
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HttpRequest) -> HttpResponseBase:
     boards = home_boards(user=request.user)
+    if (
+        not boards
+        and Membership.objects.filter(user_id=request.user.pk, role=Membership.Role.ASSESSOR).exists()
+    ):
+        # an assessor who organizes nothing came to judge: straight to their assignments
+        return redirect("judging:assess_home")
     for b in boards:
         if b.board is not None:
             b.chart = mark_safe(  # charts escape every text
