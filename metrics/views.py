@@ -65,7 +65,9 @@ def home(request: HttpRequest) -> HttpResponseBase:
     boards = home_boards(user=request.user)
     if (
         not boards
-        and Membership.objects.filter(user_id=request.user.pk, role=Membership.Role.ASSESSOR).exists()
+        and Membership.objects.filter(
+            user_id=int(request.user.pk or 0), role=Membership.Role.ASSESSOR
+        ).exists()
     ):
         # an assessor who organizes nothing came to judge: straight to their assignments
         return redirect("judging:assess_home")
