@@ -22,12 +22,16 @@ class JobKind:
     run: JobFunction
     # the template that renders the job's result on its page (context: job, result)
     result_template: str = ""
+    # the campaign roles that may read the job (its progress and result), checked on every read
+    readers: tuple[str, ...] = ("organizer",)
 
 
 _kinds: dict[str, JobKind] = {}
 
 
-def register(name: str, *, result_template: str = "") -> Callable[[JobFunction], JobFunction]:
+def register(
+    name: str, *, result_template: str = "", readers: tuple[str, ...] = ("organizer",)
+) -> Callable[[JobFunction], JobFunction]:
     """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result.
 
     A domain error it raises (an exception with a ``problems`` list, like
@@ -35,7 +39,7 @@ def register(name: str, *, result_template: str = "") -> Callable[[JobFunction],
     """
 
     def decorate(fn: JobFunction) -> JobFunction:
-        _kinds[name] = JobKind(name, fn, result_template)
+        _kinds[name] = JobKind(name, fn, result_template, readers)
         return fn
 
     return decorate

@@ -122,6 +122,12 @@ def consensus_qrels(*, campaign: Campaign, rule: str, threshold: int | None = No
     return _qrels(labels)
 
 
+def spreadsheet_safe(text: str) -> str:
+    """Text a spreadsheet shows as text: a leading = + - @ (or tab, CR) would make it a formula,
+    so such a cell starts with an apostrophe (OWASP's CSV injection advice)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def judgments_csv(*, campaign: Campaign) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -134,7 +140,7 @@ def judgments_csv(*, campaign: Campaign) -> str:
                 j.docno,
                 "" if j.grade is None else j.grade,
                 "true" if j.cant_judge else "false",
-                j.comment,
+                spreadsheet_safe(j.comment),
                 j.created_at.astimezone(UTC).isoformat(),
                 j.updated_at.astimezone(UTC).isoformat(),
                 f"{j.active_ms / 1000:.3f}",

@@ -28,6 +28,7 @@ from judging.exports import ADJUDICATOR_KINDS, export_file
 from judging.report_selectors import (
     AGREEMENT_JOB,
     QUEUE_VIEWS,
+    READERS,
     AgreementParams,
     QueueRow,
     adjudication_queue,
@@ -43,7 +44,6 @@ from pooling.inputs import FormInput
 from pooling.models import Campaign
 
 ORGANIZER = access.Role.ORGANIZER
-READERS = (access.Role.ADJUDICATOR, access.Role.ORGANIZER)  # of disagreements and agreement
 MAX_BOOTSTRAP = 10_000
 
 # --------------------------------------------------------------------------------------- inputs

@@ -6,11 +6,17 @@ from typing import Any
 
 from jobs.models import Job
 from jobs.registry import Progress, register
-from judging.report_selectors import AGREEMENT_JOB, AgreementParams, agreement_result, campaign_agreement
+from judging.report_selectors import (
+    AGREEMENT_JOB,
+    READERS,
+    AgreementParams,
+    agreement_result,
+    campaign_agreement,
+)
 from pooling.errors import CampaignDataError
 
 
-@register(AGREEMENT_JOB, result_template="judging/results/agreement.html")
+@register(AGREEMENT_JOB, result_template="judging/results/agreement.html", readers=READERS)
 def agreement_report_job(job: Job, progress: Progress) -> dict[str, Any]:
     if job.campaign is None:
         raise CampaignDataError("the job lost its campaign")

@@ -23,6 +23,8 @@ from pooling.access import Role, has_role
 from pooling.models import Campaign, Document, Pool, Topic
 from pooling.selectors import campaign_pools, campaign_rankings, campaign_runs
 
+READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
+
 ProgressCallback = Callable[[str, int, int], None]
 QUEUE_VIEWS = ("open", "decided", "all")
 AGREEMENT_JOB = "agreement_report"

@@ -244,3 +244,49 @@ def test_a_superuser_is_organizer_everywhere(ctx: dict[str, Any]) -> None:
     admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
     assert call(login(admin), CAMPAIGN_PAGES[0], ctx).status_code == 200
     assert Job.objects.filter(pk=ctx["job"].pk).exists()
+
+
+# ------------------------------------------------------------------------------ jobs and roles
+
+
+def test_people_who_lose_their_role_lose_its_jobs(
+    ctx: dict[str, Any], organizer: Any, adjudicator: Any
+) -> None:
+    """A job's result can hold runs, scores and assessors' labels: the role is checked on every read."""
+    from judging.report_selectors import AGREEMENT_JOB
+    from pooling.models import Membership
+
+    own = ctx["job"]  # started by the organizer
+    report = Job.objects.create(
+        kind=AGREEMENT_JOB, title="t", campaign=ctx["campaign"], created_by=adjudicator
+    )
+    for job, person in ((own, organizer), (report, adjudicator)):
+        for name in ("jobs:job", "api:job"):
+            assert login(person).get(reverse(name, args=[job.id])).status_code == 200
+    # an organizer may read the adjudicator's agreement report; an adjudicator not a pool build
+    assert login(organizer).get(reverse("api:job", args=[report.id])).status_code == 200
+    assert login(adjudicator).get(reverse("api:job", args=[own.id])).status_code == 404
+    Membership.objects.filter(user=adjudicator).update(role="assessor")  # demoted
+    Membership.objects.filter(user=organizer).delete()  # removed
+    for job, person in ((own, organizer), (report, adjudicator)):
+        for name in ("jobs:job", "jobs:status", "api:job"):
+            assert login(person).get(reverse(name, args=[job.id])).status_code == 404
+
+
+def test_basic_auth_from_a_browser_needs_the_csrf_token(ctx: dict[str, Any], organizer: Any) -> None:
+    """A form another site posts with the browser's cached basic credentials is refused; scripts pass."""
+    import base64
+
+    from rest_framework.test import APIClient
+
+    token = base64.b64encode(f"{organizer.username}:{PASSWORD}".encode()).decode()
+    url = reverse("api:pool_build", args=[ctx["campaign"].slug])
+    data = {"name": "evil", "strategy": "depth", "depth": "1"}
+    browser = APIClient(enforce_csrf_checks=True)
+    forged = browser.post(
+        url, data, HTTP_AUTHORIZATION=f"Basic {token}", HTTP_ORIGIN="https://evil.example", format="multipart"
+    )
+    assert forged.status_code == 403 and not Pool.objects.filter(name="evil").exists()
+    script = APIClient(enforce_csrf_checks=True)
+    ok = script.post(url, data, HTTP_AUTHORIZATION=f"Basic {token}", format="multipart")
+    assert ok.status_code == 202 and Pool.objects.filter(name="evil").exists()

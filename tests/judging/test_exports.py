@@ -269,3 +269,17 @@ def test_export_qrels_command_exits_2_with_the_reason(
         call_command("export_qrels", *args, "--output", str(tmp_path / "x"))
     assert exc.value.returncode == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_csv_cells_never_start_a_spreadsheet_formula() -> None:
+    from judging.exports import spreadsheet_safe
+
+    # OWASP CSV injection: = + - @ and tab/CR lead a formula in Excel and LibreOffice
+    assert spreadsheet_safe('=HYPERLINK("http://evil.example")') == '\'=HYPERLINK("http://evil.example")'
+    assert [spreadsheet_safe(t) for t in ("+1", "-1", "@SUM(A1)", "\tx")] == [
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+        "'\tx",
+    ]
+    assert spreadsheet_safe("fine, not a formula") == "fine, not a formula"

@@ -1,0 +1,27 @@
+"""HTTP basic authentication for scripts that cannot be turned against a browser that knows the password.
+
+DRF checks CSRF only for session authentication. A browser that holds basic credentials for the
+site (a proxy prompt, a ``user:pass@host`` link) would send them with a form another site posts,
+so a request that carries browser markers (``Origin`` or ``Sec-Fetch-Site``) must pass the same
+CSRF check as a session. Scripts (curl, requests) send neither and are unaffected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from rest_framework.request import Request
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
+
+
+class ScriptBasicAuthentication(BasicAuthentication):
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        result = super().authenticate(request)
+        if result is None or request.method in SAFE_METHODS:
+            return result
+        meta = request._request.META
+        if meta.get("HTTP_ORIGIN") or meta.get("HTTP_SEC_FETCH_SITE"):
+            SessionAuthentication().enforce_csrf(request)  # raises PermissionDenied (403)
+        return result
