@@ -4,8 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.db.models import Q, QuerySet
+
 from jobs import progress
 from jobs.models import Job
+
+
+def jobs_alive(jobs: QuerySet[Job]) -> QuerySet[Job]:
+    """The queued jobs and the running ones that may still finish.
+
+    With the embedded worker, a job running since before this process started was running in a
+    process that is gone: it will never finish, so it must not stand in for new work.
+    """
+    from jobs.services import PROCESS_STARTED
+
+    alive = Q(status=Job.Status.QUEUED) | Q(status=Job.Status.RUNNING)
+    if settings.WORKBENCH_JOBS == "thread":
+        alive = Q(status=Job.Status.QUEUED) | Q(status=Job.Status.RUNNING, started_at__gte=PROCESS_STARTED)
+    return jobs.filter(alive)
 
 
 def job_status(*, job: Job) -> dict[str, Any]:

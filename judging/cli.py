@@ -201,7 +201,6 @@ def run_agreement(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Non
 # --------------------------------------------------------------------------- text rendering
 
 
-
 def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int = 4) -> list[str]:
     """The report as readable tables (``nan`` = undefined)."""
 

@@ -49,7 +49,8 @@ class Assignment(models.Model):
         QUEUE = "queue"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="assignments")
+    # RESTRICT: a pool being judged cannot be deleted on its own, but deleting its campaign cascades
+    pool = models.ForeignKey(Pool, on_delete=models.RESTRICT, related_name="assignments")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
     assessor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"

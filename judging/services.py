@@ -14,6 +14,7 @@ import numpy as np
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
+from django.db.models import F
 
 from judging.design import overlap_design
 from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, JudgmentEvent
@@ -47,10 +48,15 @@ def campaign_scale(*, campaign: Campaign) -> list[Grade]:
     grades = list(Grade.objects.filter(campaign=campaign).order_by("value"))
     if grades:
         return grades
-    try:
-        return scale_set(campaign=campaign, levels=[(v, label, desc) for v, label, desc in DEFAULT_SCALE])
-    except IntegrityError:  # another request created the default scale first (scale_set is a savepoint)
-        return list(Grade.objects.filter(campaign=campaign).order_by("value"))
+    # insert only, never replace: an organizer saving a scale at this moment must win
+    Grade.objects.bulk_create(
+        [
+            Grade(campaign=campaign, value=v, label=label, description=desc, key=str(v))
+            for v, label, desc in DEFAULT_SCALE
+        ],
+        ignore_conflicts=True,
+    )
+    return list(Grade.objects.filter(campaign=campaign).order_by("value"))
 
 
 @transaction.atomic
@@ -326,7 +332,13 @@ def judgment_record(
         judgment.revision += 1
         judgment.save(update_fields=["grade", "cant_judge", "comment", "active_ms", "revision", "updated_at"])
     else:
-        return judgment  # the same judgment again (a double submit): nothing to record
+        # the same judgment again: no history event, but a visit that re-read the document still
+        # counts its time (a network retry of the same save would count twice: rare, and the
+        # alternative loses every re-confirming visit)
+        if active_ms:
+            Judgment.objects.filter(pk=judgment.pk).update(active_ms=F("active_ms") + active_ms)
+            judgment.refresh_from_db(fields=["active_ms"])
+        return judgment
     if assignment.order == Assignment.Order.QUEUE:
         # "can't judge" reaches the queue as not relevant, so it moves on; the judgment keeps saying
         # "can't judge" for agreement, consensus and exports

@@ -272,6 +272,8 @@ def total(per_topic: Mapping[str, Sequence[Stratum]], *, confidence: float = DEF
         for topic, strata in per_topic.items()
         for s in strata
     ]
+    if not cells:  # no topic has an estimate yet: nothing to sum, certainly not "all judged"
+        return Estimate("total", 0, 0, 0, None, None, 0.0, 0.0, "bounds", confidence)
     return design_estimate(cells, design="total", confidence=confidence)
 
 

@@ -28,7 +28,7 @@ from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from jobs.models import Job
-from judging.models import Adjudication, Assignment, Judgment
+from judging.models import Adjudication, Assignment, AssignmentItem, Judgment
 from metrics.estimates import (
     DESIGNS,
     INTERVALS,
@@ -131,12 +131,18 @@ def inline_lines() -> int:
 # ------------------------------------------------------------------------------------ designs
 
 
-def _design(*, sampled: bool, orders: set[str], complete: bool) -> tuple[str, str]:
+def _design(*, sampled: bool, orders: set[str], complete: bool, outside: int = 0) -> tuple[str, str]:
     """Which estimate a topic gets, and why (see :mod:`metrics.estimates`)."""
     if complete:
         if sampled:
             return "stratified", "the whole sample is judged"
         return "census", "every pooled document is judged"
+    if outside:
+        return "none", (
+            f"{outside} of its judged documents were judged outside this pool's assignments (another "
+            "pool, another order): the judged set is not this pool's random sample, so relevant found "
+            "is a lower bound"
+        )
     if orders == {Assignment.Order.RANDOM}:
         if sampled:
             return "stratified", (
@@ -183,6 +189,30 @@ def _estimate_json(e: Estimate) -> dict[str, Any]:
     }
 
 
+def _judged_outside(*, pool: Pool, prel_topics: Any) -> dict[str, int]:
+    """Per topic, pooled documents graded in the store but not through this pool's assignments."""
+    mine: set[tuple[str, str]] = set()
+    assigned = AssignmentItem.objects.filter(assignment__pool=pool).values_list(
+        "assignment__assessor_id", "assignment__topic__number", "docno"
+    )
+    graded = set(
+        Judgment.objects.filter(campaign_id=pool.campaign_id, grade__isnull=False).values_list(
+            "assessor_id", "topic__number", "docno"
+        )
+    )
+    for assessor, topic, docno in assigned:
+        if (assessor, topic, docno) in graded:
+            mine.add((topic, docno))
+    out: dict[str, int] = {}
+    q = prel_topics
+    for t, topic in enumerate(q.topics):
+        a, b = int(q.offsets[t]), int(q.offsets[t + 1])
+        for docno, rel in zip(q.docnos[a:b].tolist(), q.rels[a:b].tolist(), strict=True):
+            if rel >= 0 and (topic, docno.decode()) not in mine:
+                out[topic] = out.get(topic, 0) + 1
+    return out
+
+
 def topic_estimates(
     *, pool: Pool, sourced: SourcedJudgments, level: int, confidence: float
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -199,6 +229,7 @@ def topic_estimates(
     ):
         orders.setdefault(topic, set()).add(order)
     titles = dict(Topic.objects.filter(campaign=pool.campaign).values_list("number", "title"))
+    outside = _judged_outside(pool=pool, prel_topics=prel.qrels)
     rows: list[dict[str, Any]] = []
     estimated: dict[str, list[Stratum]] = {}
     for i, topic in enumerate(core.topics):
@@ -208,6 +239,7 @@ def topic_estimates(
             sampled=sampled,
             orders=orders.get(topic, set()),
             complete=judged == int(to_judge[i]),
+            outside=outside.get(topic, 0),
         )
         if design == "srs":
             one = [

@@ -18,6 +18,7 @@ import numpy as np
 from django.db.models import Sum
 
 from jobs.models import Job
+from jobs.selectors import jobs_alive
 from judging.consensus import RULES
 from judging.models import Judgment
 from judging.report_selectors import campaign_assessors
@@ -294,16 +295,10 @@ def campaign_evaluations(*, campaign: Campaign) -> list[Evaluation]:
 
 def evaluation_pending(*, campaign: Campaign, source: JudgmentSource) -> Job | None:
     """The evaluation job of this source still queued or running, if any."""
-    return (
-        Job.objects.filter(
-            kind=EVALUATE_JOB,
-            campaign=campaign,
-            status__in=(Job.Status.QUEUED, Job.Status.RUNNING),
-            params__source_key=source_key(source),
-        )
-        .order_by("-created_at")
-        .first()
+    pending = jobs_alive(
+        Job.objects.filter(kind=EVALUATE_JOB, campaign=campaign, params__source_key=source_key(source))
     )
+    return pending.order_by("-created_at").first()
 
 
 def evaluation_failed(*, campaign: Campaign, source: JudgmentSource, after: Any = None) -> Job | None:

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from jobs.models import Job
-from jobs.services import job_enqueue
+from jobs.services import dispatch, job_enqueue
 from metrics.models import Evaluation, EvaluationRun
 from metrics.selectors import (
     EVALUATE_JOB,
@@ -96,6 +96,8 @@ def evaluation_enqueue(*, campaign: Campaign, source: JudgmentSource, user: User
     source = source_normalized(source)
     pending = evaluation_pending(campaign=campaign, source=source)
     if pending is not None:
+        if pending.status == Job.Status.QUEUED:
+            dispatch(pending.id)  # queued before a restart: make sure a worker takes it
         return pending
     label = source_label(campaign=campaign, source=source)
     return job_enqueue(

@@ -10,7 +10,7 @@ directly, with no hand-exported prel.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from metrics.evaluate import Judgments
 from pooling.errors import CampaignDataError
 from pooling.models import Campaign, Pool, QrelsSet
 from pooling.selectors import pool_as_core, qrels_set_load
+from pooling.strategies import Pool as CorePool
 from trec import Qrels
 from trec.qrels import qrels_from_dict
 
@@ -77,11 +78,44 @@ def _labels(campaign: Campaign, source: JudgmentSource) -> Qrels:
     return consensus_qrels(campaign=campaign, rule=rule)
 
 
+def _judged_topics(labels: Qrels) -> set[str]:
+    """Topics with at least one graded document: the others are not judged yet and stay out of
+    every mean (a topic of pooled-unjudged lines only would score 0 and drag every run down)."""
+    return {
+        topic
+        for t, topic in enumerate(labels.topics)
+        if bool(np.any(labels.rels[int(labels.offsets[t]) : int(labels.offsets[t + 1])] >= 0))
+    }
+
+
+def _only_topics(core: CorePool, keep: set[str]) -> CorePool:
+    """The pool restricted to ``keep``'s topics (documents, strata and probabilities alike)."""
+    chosen = [i for i, t in enumerate(core.topics) if t in keep]
+    rows = (
+        np.concatenate([np.arange(core.offsets[i], core.offsets[i + 1]) for i in chosen])
+        if chosen
+        else np.zeros(0, dtype=np.int64)
+    )
+    sizes = np.array([core.offsets[i + 1] - core.offsets[i] for i in chosen], dtype=np.int64)
+    return replace(
+        core,
+        topics=tuple(core.topics[i] for i in chosen),
+        offsets=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+        docnos=core.docnos[rows],
+        sampled=core.sampled[rows],
+        strata=None if core.strata is None else core.strata[rows],
+        iprobs=None if core.iprobs is None else core.iprobs[rows],
+    )
+
+
 def _merged(labels: Qrels, pooled: Qrels) -> Qrels:
-    """The labels, plus every pooled document they lack as rel -1."""
+    """The labels, plus every pooled document they lack as rel -1, on the judged topics only."""
+    judged = _judged_topics(labels)
     table: dict[str, dict[str, int]] = {}
     for q in (pooled, labels):  # labels second: a grade replaces the pool's -1
         for t, topic in enumerate(q.topics):
+            if topic not in judged:
+                continue
             a, b = int(q.offsets[t]), int(q.offsets[t + 1])
             row = table.setdefault(topic, {})
             for docno, rel in zip(q.docnos[a:b].tolist(), q.rels[a:b].tolist(), strict=True):
@@ -100,6 +134,7 @@ def source_judgments(*, campaign: Campaign, source: JudgmentSource) -> SourcedJu
     core = pool_as_core(pool=pool)
     sampled = core.iprobs is not None and bool(np.any(core.inclusion_probabilities() < 1.0))
     if sampled:
+        core = _only_topics(core, _judged_topics(labels))
         prel = core.to_prel(labels)
         mq = core.to_mq_prel(labels)
         return SourcedJudgments(Judgments(prel.qrels, prel=prel, mq=mq), source, pool, True)

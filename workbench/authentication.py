@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.authentication import BasicScheme
 from rest_framework.authentication import BasicAuthentication, SessionAuthentication
 from rest_framework.request import Request
 
@@ -25,3 +26,9 @@ class ScriptBasicAuthentication(BasicAuthentication):
         if meta.get("HTTP_ORIGIN") or meta.get("HTTP_SEC_FETCH_SITE"):
             SessionAuthentication().enforce_csrf(request)  # raises PermissionDenied (403)
         return result
+
+
+class ScriptBasicScheme(BasicScheme):
+    """The OpenAPI schema's description of it: plain HTTP basic authentication."""
+
+    target_class = "workbench.authentication.ScriptBasicAuthentication"

@@ -15,18 +15,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import repeat
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol
 
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import connection, transaction
-from django.db.models import Field, Max
+from django.db.models import Max
 from django.utils import timezone
 
 from pooling.errors import CampaignDataError, ImportRefused
 from pooling.models import Campaign, Document, Group, Run, RunDocument, Topic
 from pooling.selectors import campaign_taken_tags, documents_stored
+from pooling.services.bulk import columns_of, rows_insert
 from pooling.validation import (
     DEFAULT_MAX_DOCS,
     DOCNO_MAX_LENGTH,
@@ -291,31 +292,23 @@ def _store_ranking(run: Run, ranked: RankedRun, topic_pks: dict[str, int]) -> No
     store(run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
 
 
-def _columns() -> tuple[str, str]:
-    meta = RunDocument._meta
-    names = [str(cast(Field, meta.get_field(f)).column) for f in ("run", "topic", "rank", "docno", "score")]
-    quote = connection.ops.quote_name
-    return quote(str(meta.db_table)), ", ".join(quote(n) for n in names)
+RUN_COLUMNS = ("run", "topic", "rank", "docno", "score")
 
 
 def _insert_rows(
     run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
 ) -> None:
-    table, columns = _columns()
-    sql = f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s)"
-    with connection.cursor() as cursor:
-        for a in range(0, len(ranks), INSERT_BATCH):
-            b = a + INSERT_BATCH
-            rows = zip(
-                repeat(run_pk),
-                topic_ids[a:b].tolist(),
-                ranks[a:b].tolist(),
-                _as_text(docnos[a:b]),
-                scores[a:b].tolist(),
-                strict=False,
-            )
-            # a lazy iterator, which Django hands through to sqlite3: no list of 100k tuples
-            cursor.executemany(sql, cast(Any, rows))
+    for a in range(0, len(ranks), INSERT_BATCH):
+        b = a + INSERT_BATCH
+        rows = zip(
+            repeat(run_pk),
+            topic_ids[a:b].tolist(),
+            ranks[a:b].tolist(),
+            _as_text(docnos[a:b]),
+            scores[a:b].tolist(),
+            strict=False,
+        )
+        rows_insert(RunDocument, RUN_COLUMNS, rows)
 
 
 def _as_text(docnos: np.ndarray) -> list[str]:
@@ -328,7 +321,7 @@ def _as_text(docnos: np.ndarray) -> list[str]:
 def _copy_rows(
     run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
 ) -> None:
-    table, columns = _columns()
+    table, columns = columns_of(RunDocument, RUN_COLUMNS)
     sql = f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)"
     # Django's cursor wrapper does not expose psycopg's copy(); the cursor it wraps does
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import secrets
 from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,8 @@ from django.utils import timezone
 from pooling.errors import CampaignDataError, ImportRefused
 from pooling.models import Campaign, Membership, Pool, PoolDocument, QrelsSet, Topic
 from pooling.selectors import pool_rankings
-from pooling.services.imports import ProgressCallback, _quiet
+from pooling.services.bulk import rows_insert
+from pooling.services.imports import ProgressCallback, _as_text, _quiet
 from pooling.spec import PoolSpec
 from pooling.strategies import Pool as CorePool
 from pooling.strategies import depth_pool
@@ -23,10 +25,8 @@ from trec import FormatError, read_qrels
 from trec.io import PathLike
 
 POOL_NAME_MAX = 100
-POOL_BATCH = 5_000
 
 
-@transaction.atomic
 def pool_build(
     *,
     campaign: Campaign,
@@ -39,14 +39,16 @@ def pool_build(
 
     The organizer reads its size per topic, then commits it (:func:`pool_commit`) or discards it.
     An adaptive strategy stores its candidates (the depth-k union, in best-rank order) and its
-    judging queue, which :mod:`pooling.services.queues` drives as judgments arrive.
+    judging queue, which :mod:`pooling.services.queues` drives as judgments arrive. The pool is
+    computed before the write transaction opens, so SQLite's write lock is held only while storing.
     """
     progress = progress or _quiet
     name = name.strip()
     if not name or len(name) > POOL_NAME_MAX:
         raise CampaignDataError(f"a pool needs a name of 1 to {POOL_NAME_MAX} characters")
+    taken = f"campaign '{campaign.slug}' already has a pool named '{name}'"
     if Pool.objects.filter(campaign=campaign, name=name).exists():
-        raise CampaignDataError(f"campaign '{campaign.slug}' already has a pool named '{name}'")
+        raise CampaignDataError(taken)
     try:
         runs, include = pool_rankings(campaign=campaign, spec=spec, progress=progress)
         progress("building the pool", 0, 1)
@@ -60,18 +62,24 @@ def pool_build(
     except ValueError as exc:  # parameters the strategy refuses (a budget without a size...)
         raise CampaignDataError(str(exc)) from exc
     pooled = sorted({r.name for r in runs} if include is None else set(include))
-    pool = Pool.objects.create(
-        campaign=campaign,
-        name=name,
-        strategy=spec.strategy,
-        spec=spec.as_dict(),
-        runs=pooled,
-        sizes=_sizes(core),
-        document_count=len(core),
-        queue_state=queue_state,
-        created_by=user,
-    )
-    _store_documents(pool, core, progress)
+    try:
+        with transaction.atomic():
+            pool = Pool.objects.create(
+                campaign=campaign,
+                name=name,
+                strategy=spec.strategy,
+                spec=spec.as_dict(),
+                runs=pooled,
+                sizes=_sizes(core),
+                document_count=len(core),
+                queue_state=queue_state,
+                created_by=user,
+            )
+            _store_documents(pool, core, progress)
+    except IntegrityError as exc:  # the same name built at the same moment
+        if Pool.objects.filter(campaign=campaign, name=name).exists():
+            raise CampaignDataError(taken) from exc
+        raise
     return pool
 
 
@@ -82,33 +90,32 @@ def _sizes(core: CorePool) -> dict[str, dict[str, int]]:
     return {t: {"judge": judge[t], "universe": int(u)} for t, u in zip(core.topics, universe, strict=True)}
 
 
+POOL_COLUMNS = ("pool", "topic", "position", "docno", "sampled", "stratum", "iprob")
+
+
 def _store_documents(pool: Pool, core: CorePool, progress: ProgressCallback) -> None:
     topic_ids = dict(Topic.objects.filter(campaign_id=pool.campaign_id).values_list("number", "id"))
     missing = [t for t in core.topics if t not in topic_ids]
     if missing:  # the import validated every run topic, so only a deleted topic gets here
         raise CampaignDataError(f"topics {', '.join(missing[:10])} of the runs are not in the campaign")
     strata = core.stratum_labels()
-    iprobs = core.inclusion_probabilities()
-    batch: list[PoolDocument] = []
+    iprobs = core.inclusion_probabilities().tolist()
+    sampled = core.sampled.tolist()
     total = len(core.docnos)
     for i, topic in enumerate(core.topics):
         a, b = int(core.offsets[i]), int(core.offsets[i + 1])
-        for position, row in enumerate(range(a, b), start=1):
-            batch.append(
-                PoolDocument(
-                    pool=pool,
-                    topic_id=topic_ids[topic],
-                    position=position,
-                    docno=core.docnos[row].decode(),
-                    sampled=bool(core.sampled[row]),
-                    stratum=strata[row].decode(),
-                    iprob=float(iprobs[row]),
-                )
-            )
-        if len(batch) >= POOL_BATCH or i == len(core.topics) - 1:
-            PoolDocument.objects.bulk_create(batch)
-            batch = []
-            progress("storing the pool", b, total)
+        rows = zip(
+            repeat(pool.pk),
+            repeat(topic_ids[topic]),
+            range(1, b - a + 1),
+            _as_text(core.docnos[a:b]),
+            sampled[a:b],
+            [x.decode() for x in strata[a:b].tolist()],
+            iprobs[a:b],
+            strict=False,
+        )
+        rows_insert(PoolDocument, POOL_COLUMNS, rows)
+        progress("storing the pool", b, total)
 
 
 @transaction.atomic
@@ -197,12 +204,15 @@ def member_invite(
     if not roles:
         raise CampaignDataError("choose at least one role")
     password = None
-    with transaction.atomic():
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            password = secrets.token_urlsafe(12)
-            user = User.objects.create_user(username=username, email=email.strip(), password=password)
-        membership_add(campaign=campaign, user=user, roles=roles)
+    user = User.objects.filter(username=username).first()
+    if user is None:
+        password = secrets.token_urlsafe(12)
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(username=username, email=email.strip(), password=password)
+        except IntegrityError:  # invited twice at once: the other request created the account
+            user, password = User.objects.get(username=username), None
+    membership_add(campaign=campaign, user=user, roles=roles)
     return user, password
 
 

@@ -100,12 +100,19 @@ def test_judgment_history_and_double_submit(loaded: Campaign, pool: Pool, assess
     (a,) = assignments_create(campaign=loaded, pool=pool, assessors=[assessor], topics=[topic(loaded, "401")])
     doc = items(a)[0]
     judgment_record(assessor=assessor, assignment=a, docno=doc, grade=1, active_ms=1500)
-    judgment_record(assessor=assessor, assignment=a, docno=doc, grade=1, active_ms=1500)  # double submit
+    # a double click: the page has already handed the visit's time to the first save
+    judgment_record(assessor=assessor, assignment=a, docno=doc, grade=1, active_ms=0)
     judgment_record(
         assessor=assessor, assignment=a, docno=doc, grade=2, comment="on second thought", active_ms=700
     )
     judgment = Judgment.objects.get(assessor=assessor, docno=doc)
     assert (judgment.grade, judgment.revision, judgment.active_ms) == (2, 2, 1500 + 700)
+    # a later visit that re-reads the document and confirms the same grade: no event, its time counts
+    judgment_record(
+        assessor=assessor, assignment=a, docno=doc, grade=2, comment="on second thought", active_ms=400
+    )
+    judgment.refresh_from_db()
+    assert (judgment.revision, judgment.active_ms) == (2, 1500 + 700 + 400)
     events = list(JudgmentEvent.objects.filter(judgment=judgment).values_list("old_grade", "new_grade"))
     assert events == [(None, 1), (1, 2)]
     judgment_record(assessor=assessor, assignment=a, docno=doc, grade=None, cant_judge=True)

@@ -357,3 +357,25 @@ def test_bad_parameters_are_refused(live: dict[str, Any], organizer: Any) -> Non
     assert response.status_code == 400 and "confidence" in response.json()
     response = client.get(reverse("metrics_api:live_estimates", args=[slug]) + "?pool=999")
     assert response.status_code == 400 and "no committed pool 999" in response.json()["errors"][0]
+
+
+def test_judgments_made_through_another_pool_do_not_pass_for_this_pools_random_sample(
+    loaded: Campaign, assessor: Any, co_assessor: Any
+) -> None:
+    """Stage 1 judges a depth-3 pool in docno order; stage 2 assigns a depth-20 pool in random
+    order and judges nothing yet. Stage 1's judgments are not stage 2's random sample."""
+    from judging.services import assignments_create, judgment_record
+    from metrics.live_selectors import live_report
+    from pooling.services import pool_build, pool_commit
+    from pooling.spec import PoolSpec
+
+    first = pool_commit(pool=pool_build(campaign=loaded, name="stage1", spec=PoolSpec("depth", depth=3)))
+    for a in assignments_create(campaign=loaded, pool=first, assessors=[assessor], order="docno"):
+        for docno in a.items.values_list("docno", flat=True):
+            judgment_record(assessor=assessor, assignment=a, docno=docno, grade=1)
+    second = pool_commit(pool=pool_build(campaign=loaded, name="stage2", spec=PoolSpec("depth", depth=20)))
+    assignments_create(campaign=loaded, pool=second, assessors=[co_assessor], order="random", seed=1)
+    report = live_report(campaign=loaded, pool=second, rule="majority", confidence=0.95)
+    rows = report["topics"]
+    assert rows and all(r["r_hat"] is None for r in rows)
+    assert all("outside this pool's assignments" in r["reason"] for r in rows)

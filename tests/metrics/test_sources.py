@@ -82,3 +82,31 @@ def test_bad_sources_are_refused(loaded: Campaign) -> None:
     with pytest.raises(CampaignDataError, match="not in this campaign"):
         source_judgments(campaign=loaded, source=JudgmentSource(pool=999))
     assert Topic.objects.filter(campaign=loaded).exists()
+
+
+def test_topics_nobody_judged_yet_stay_out_of_the_means(loaded: Campaign, assessor: Any) -> None:
+    """With one of five topics judged, a run is scored over that topic, not diluted over five."""
+    pool = pool_commit(pool=pool_build(campaign=loaded, name="d5", spec=PoolSpec("depth", depth=5)))
+    (a,) = assignments_create(
+        campaign=loaded,
+        pool=pool,
+        assessors=[assessor],
+        topics=[Topic.objects.get(campaign=loaded, number="401")],
+    )
+    for docno in a.items.order_by("position").values_list("docno", flat=True)[:3]:
+        judgment_record(assessor=assessor, assignment=a, docno=docno, grade=1)
+    pooled = source_judgments(campaign=loaded, source=JudgmentSource(pool=pool.pk)).judgments
+    assert pooled.qrels.topics == ("401",)
+    run = demo_runs()[0]
+    ms = parse_measures(["map", "num_q"])
+    plain = evaluate_run(
+        source_judgments(campaign=loaded, source=JudgmentSource()).judgments, run, ms
+    ).summary
+    with_pool = evaluate_run(pooled, run, ms).summary
+    assert with_pool["num_q"] == plain["num_q"] == 1
+    assert with_pool["map"] == pytest.approx(plain["map"])
+    # a sampled pool likewise keeps only the judged topics in its prel
+    spec = PoolSpec("stratified", strata=(5, 20), rates=(1.0, 0.5), seed=2)
+    strat = pool_commit(pool=pool_build(campaign=loaded, name="s", spec=spec))
+    sampled = source_judgments(campaign=loaded, source=JudgmentSource(pool=strat.pk)).judgments
+    assert sampled.prel is not None and sampled.prel.qrels.topics == ("401",)

@@ -7,6 +7,7 @@ from argparse import ArgumentParser
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from django.db import OperationalError, close_old_connections
 
 from jobs.services import job_run
 
@@ -23,7 +24,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         while True:
-            job = job_run()
+            try:
+                job = job_run()
+            except OperationalError as exc:  # a locked or restarting database: try again shortly
+                self.stderr.write(f"database unavailable ({exc}); retrying")
+                close_old_connections()
+                time.sleep(opts["poll"])
+                continue
             if job is not None:
                 self.stdout.write(f"{job.kind} {job.id}: {job.status}")
                 continue
