@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import time
 import traceback
 import uuid
 from collections.abc import Iterable, Mapping
@@ -156,3 +157,26 @@ def jobs_interrupted() -> int:
         ],
         finished_at=timezone.now(),
     )
+
+
+ORPHAN_AGE_SECONDS = 3600
+
+
+def uploads_orphaned_remove(*, older_than: float = ORPHAN_AGE_SECONDS) -> int:
+    """Remove upload folders no job owns: left by a request whose transaction rolled back after
+    the files were written. Only old ones: a folder is written just before its job row commits."""
+    root = upload_root()
+    if not root.is_dir():
+        return 0
+    removed = 0
+    now = time.time()
+    for folder in root.iterdir():
+        try:
+            job_id = uuid.UUID(folder.name)
+        except ValueError:
+            continue
+        if now - folder.stat().st_mtime < older_than or Job.objects.filter(pk=job_id).exists():
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed

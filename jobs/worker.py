@@ -39,11 +39,12 @@ def stop(timeout: float = 30.0) -> None:
 
 
 def _loop() -> None:
-    from jobs.services import job_run, jobs_interrupted
+    from jobs.services import job_run, jobs_interrupted, uploads_orphaned_remove
 
     try:
         if jobs_interrupted():
             log.warning("jobs left running by a stopped process were marked failed")
+        uploads_orphaned_remove()
     except Exception:
         log.exception("could not clean up interrupted jobs")
     while not _stopping.is_set():

@@ -113,3 +113,22 @@ def test_the_embedded_worker_thread_runs_queued_jobs(embedded_worker: None) -> N
             break
         time.sleep(0.05)
     assert job.status == Job.Status.DONE and result(job)["echo"] == "threaded"
+
+
+def test_upload_folders_no_job_owns_are_removed_once_old(settings: Any) -> None:
+    import os
+    import uuid
+
+    from jobs.services import upload_root, uploads_orphaned_remove
+
+    owned = job_enqueue(kind="test_echo", title="t", params={"value": 1})
+    root = upload_root()
+    old_orphan, new_orphan, kept = root / str(uuid.uuid4()), root / str(uuid.uuid4()), job_folder(owned.id)
+    for folder in (old_orphan, new_orphan, kept):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "run.txt").write_text("x")
+    hour_ago = time.time() - 7200
+    for folder in (old_orphan, kept):
+        os.utime(folder, (hour_ago, hour_ago))
+    assert uploads_orphaned_remove() == 1
+    assert not old_orphan.exists() and new_orphan.exists() and kept.exists()

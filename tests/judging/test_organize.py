@@ -135,3 +135,39 @@ def test_the_api_creates_and_lists_assignments(
     )
     assert invite.status_code == 201 and invite.data["password"]
     assert "carol" in api.get(f"{base}/people/").data["adjudicator"]
+
+
+def test_assignment_progress_counts_judged_items_and_time(
+    organizer: Any, loaded: Campaign, pool: Pool, assessor: Any, co_assessor: Any
+) -> None:
+    from judging.services import judgment_record
+
+    created = assignments_create_for(loaded, pool, [assessor, co_assessor])
+    mine = next(a for a in created if a.assessor == assessor)
+    items = list(mine.items.order_by("position").values_list("docno", flat=True))
+    judgment_record(assessor=assessor, assignment=mine, docno=items[0], grade=1, active_ms=1500)
+    judgment_record(assessor=assessor, assignment=mine, docno=items[1], grade=0, active_ms=2500)
+    api = APIClient()
+    api.force_authenticate(organizer)
+    rows = {
+        (r["topic"], r["assessor"]): r
+        for r in api.get(f"/api/judging/campaigns/{loaded.slug}/assignments/").data
+    }
+    row = rows[(mine.topic.number, "alice")]
+    assert (row["judged"], row["documents"], row["active_seconds"]) == (2, len(items), 4.0)
+    other = rows[(mine.topic.number, "bob")]
+    assert other["judged"] == 0 and other["shared"] == other["documents"]  # k=2: every item shared
+
+
+def assignments_create_for(campaign: Campaign, pool: Pool, people: list[Any]) -> list[Any]:
+    from judging.services import assignments_create
+
+    return assignments_create(
+        campaign=campaign, pool=pool, assessors=people, topics=[pool_topic(campaign)], k=2, seed=1
+    )
+
+
+def pool_topic(campaign: Campaign) -> Any:
+    from pooling.models import Topic
+
+    return Topic.objects.get(campaign=campaign, number="401")

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import OperationalError, close_old_connections
 
-from jobs.services import job_run
+from jobs.services import job_run, uploads_orphaned_remove
 
 
 class Command(BaseCommand):
@@ -23,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--poll", type=float, default=2.0, help="seconds between looks when idle")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        uploads_orphaned_remove()
         while True:
             try:
                 job = job_run()
