@@ -4,7 +4,8 @@ The queue's state (every judgment in arrival order, the pending document, the ra
 lives on the pool's row and is rewritten with each change, under that row's lock, so it survives a
 restart and two processes never interleave their changes. Rebuilding a queue means reading its
 runs and replaying its log, so each process keeps the queues it used, tagged with the state
-version they reflect, and rebuilds only when another process moved the state on.
+version they reflect. When another process moved the state on, the cached queue replays only the
+judgments it has not seen; it is rebuilt only after a restart or a rollback.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def _checkout(pool_pk: int) -> tuple[Pool, JudgingQueue]:
     with _cache_lock:
         cached = _cache.pop(pool.pk, None)
     if cached is not None and cached[0] == pool.queue_version:
+        return pool, cached[1]
+    # another process moved the queue on: replay its new judgments rather than every run and log
+    if cached is not None and cached[1].catch_up(pool.queue_state):
         return pool, cached[1]
     spec = PoolSpec.from_dict(pool.spec)
     runs = Run.objects.filter(campaign_id=pool.campaign_id, tag__in=pool.runs).order_by("tag")

@@ -202,14 +202,40 @@ class JudgingQueue:
         if queue.rankings.fingerprint() != state["fingerprint"]:
             raise ValueError("the runs differ from those the queue was built on")
         for name, saved in state["topics"].items():
-            ts = queue._topic(name)
-            for docno, rel, source in saved["log"]:
-                queue._apply(ts, docno, int(rel), int(source))
-            if saved["pending"] is not None:
-                docno, source = saved["pending"]
-                ts.pending = (docno, ts.local(docno), int(source))
-            ts.rng.bit_generator.state = _rng_from_json(saved["rng"])
+            queue._restore(queue._topic(name), saved, 0)
         return queue
+
+    def catch_up(self, state: dict[str, Any]) -> bool:
+        """Move this queue to ``state``, a later state of the same queue, by replaying only the
+        judgments it has not seen; False (and unchanged) when ``state`` is not such a successor,
+        e.g. another queue's or an older one (rebuild with :meth:`from_state` then)."""
+        if (
+            state.get("version") != STATE_VERSION
+            or state.get("strategy") != self.strategy
+            or state.get("params") != self.params()
+            or state.get("fingerprint") != self.rankings.fingerprint()
+        ):
+            return False
+        saved_topics = state["topics"]
+        for name, ts in self._topics.items():
+            mine = [[d, r, src] for d, r, src in ts.log]
+            theirs = saved_topics.get(name, {"log": []})["log"]
+            if len(mine) > len(theirs) or [list(x) for x in theirs[: len(mine)]] != mine:
+                return False
+        for name, saved in saved_topics.items():
+            ts = self._topic(name)
+            self._restore(ts, saved, len(ts.log))
+        return True
+
+    def _restore(self, ts: _Topic, saved: dict[str, Any], start: int) -> None:
+        """Apply a saved topic's log from entry ``start`` on, then its pending document and rng."""
+        for docno, rel, source in saved["log"][start:]:
+            self._apply(ts, docno, int(rel), int(source))
+        ts.pending = None
+        if saved["pending"] is not None:
+            docno, source = saved["pending"]
+            ts.pending = (docno, ts.local(docno), int(source))
+        ts.rng.bit_generator.state = _rng_from_json(saved["rng"])
 
     # -- shared mechanics ---------------------------------------------------------------
 

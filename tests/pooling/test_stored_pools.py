@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -142,3 +144,37 @@ def test_static_pool_has_no_queue(loaded: Campaign) -> None:
     pool = pool_build(campaign=loaded, name="d", spec=PoolSpec("depth", depth=5))
     with pytest.raises(CampaignDataError, match="not adaptive"):
         queue_next(pool=pool, topic="401")
+
+
+def test_a_process_that_fell_behind_replays_only_the_new_judgments(
+    loaded: Campaign, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Process A caches the queue; process B records judgments; A catches up without a rebuild."""
+    import copy
+
+    from pooling.services import queues
+    from pooling.strategies import JudgingQueue
+
+    def committed(fn: Any, **kwargs: Any) -> Any:
+        with django_capture_on_commit_callbacks(execute=True):  # the cache is filled on commit
+            return fn(**kwargs)
+
+    pool = pool_build(campaign=loaded, name="mm", spec=PoolSpec("maxmean", depth=20, seed=2))
+    first = committed(queue_next, pool=pool, topic="401")
+    assert first is not None
+    process_a = copy.deepcopy(queues._cache[pool.pk])  # A's view, behind once B writes
+    committed(queue_record, pool=pool, topic="401", docno=first, grade=1)  # "process B"
+    second = committed(queue_next, pool=pool, topic="401")
+    assert second is not None
+    committed(queue_record, pool=pool, topic="401", docno=second, grade=0)
+    # back to A: its cache is versions behind; rebuilding is forbidden, catching up must do
+    queues._cache[pool.pk] = process_a
+    monkeypatch.setattr(
+        JudgingQueue, "from_state", classmethod(lambda cls, runs, state: pytest.fail("rebuilt"))
+    )
+    after = committed(queue_next, pool=pool, topic="401")
+    reference = make_queue("maxmean", demo_runs(), depth=20, seed=2, warmup=0, level=1, include=None)
+    for docno, grade in queue_judged(pool=pool, topic="401"):
+        assert reference.next("401") == docno
+        reference.record("401", docno, grade)
+    assert after == reference.next("401")

@@ -190,3 +190,61 @@ def test_a_negative_grade_is_not_a_judgment() -> None:
     queue = make_queue("mtf", [make_run("A", {"1": ["a"]})])
     with pytest.raises(ValueError, match="grade of 0 or more"):
         queue.record("1", "a", -1)
+
+
+@pytest.mark.parametrize("strategy", ["mtf", "maxmean", "thompson", "hedge"])
+def test_a_cached_queue_catches_up_with_a_later_state_exactly(strategy: str) -> None:
+    """Two processes share a queue through its stored state: the one that fell behind replays only
+    the judgments it missed and then answers exactly as the one that made them."""
+    from pooling.strategies import make_queue
+
+    runs = _catch_up_runs()
+    ahead = make_queue(strategy, runs, depth=10, seed=4)
+    behind = type(ahead).from_state(runs, ahead.state())
+    for step in range(6):
+        doc = ahead.next("1")
+        assert doc is not None
+        ahead.record("1", doc, step % 2)
+    ahead.next("1")  # a pending document in the state too
+    assert behind.catch_up(ahead.state())
+    assert behind.state() == ahead.state()
+    for _ in range(4):
+        d1, d2 = ahead.next("1"), behind.next("1")
+        assert d1 == d2
+        if d1 is None or d2 is None:
+            break
+        ahead.record("1", d1, 1)
+        behind.record("1", d2, 1)
+
+
+def test_catch_up_refuses_a_state_that_is_not_a_successor() -> None:
+    from pooling.strategies import make_queue
+
+    runs = _catch_up_runs()
+    one, other = make_queue("mtf", runs, depth=10, seed=1), make_queue("mtf", runs, depth=10, seed=1)
+    d = one.next("1")
+    assert d is not None
+    one.record("1", d, 1)
+    d2 = other.next("1")
+    assert d2 is not None
+    other.record("1", d2, 0)  # a different history
+    before = one.state()
+    assert not one.catch_up(other.state())
+    assert one.state() == before  # unchanged when refused
+    assert not one.catch_up(make_queue("maxmean", runs, depth=10).state())
+
+
+def _catch_up_runs() -> list[Run]:
+    """Three small runs of topic 1 that overlap: enough candidates for a queue to choose among."""
+    from trec.runs import run_from_arrays
+
+    out = []
+    for r in range(3):
+        qids = np.array([b"1"] * 12, dtype="S")
+        docs = np.array([f"d{(i * (r + 2)) % 17}".encode() for i in range(12)], dtype="S")
+        _, first = np.unique(docs, return_index=True)
+        keep = np.sort(first)
+        out.append(
+            run_from_arrays(f"r{r}", qids[keep], docs[keep], np.linspace(1, 0, len(keep)), tag=f"r{r}")
+        )
+    return out
