@@ -12,8 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -29,9 +28,9 @@ from judging.assess_selectors import (
 )
 from judging.models import Assignment
 from judging.services import campaign_scale, judgment_record
-from pooling import access
 from pooling.errors import CampaignDataError
 from pooling.inputs import form_problems
+from pooling.views import access_as_http
 
 View = Callable[..., HttpResponseBase]
 
@@ -42,12 +41,8 @@ def assessor_page(view: View) -> View:
     @login_required
     @wraps(view)
     def wrapped(request: HttpRequest, pk: int, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        try:
+        with access_as_http():
             assignment = assessor_assignment(user=request.user, pk=pk)
-        except access.NotVisible as exc:
-            raise Http404(str(exc)) from exc
-        except access.AccessDenied as exc:
-            raise PermissionDenied(str(exc)) from exc
         return view(request, assignment, *args, **kwargs)
 
     return wrapped

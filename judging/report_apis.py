@@ -15,7 +15,7 @@ from typing import Any
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -39,7 +39,7 @@ from judging.report_selectors import (
 from judging.services import adjudication_record
 from metrics.names import MeasureError, parse_measures
 from pooling import access
-from pooling.apis import CampaignApi, JobAcceptedOut, documented
+from pooling.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 from pooling.inputs import FormInput
 from pooling.models import Campaign
 
@@ -225,10 +225,7 @@ class AgreementReportApi(CampaignApi):
         form = AgreementInput(data=request.data)
         form.is_valid(raise_exception=True)
         job = agreement_job(campaign, request.user, form.validated_data)
-        return Response(
-            {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"},
-            status=status.HTTP_202_ACCEPTED,
-        )
+        return job_accepted(job)
 
 
 class ExportApi(CampaignApi):

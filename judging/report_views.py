@@ -7,14 +7,12 @@ they never see another assessor's labels; people with no role in the campaign ge
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -48,29 +46,13 @@ from pooling import access
 from pooling.inputs import form_problems
 from pooling.models import Campaign
 from pooling.selectors import campaign_pools, campaign_runs
+from pooling.views import campaign_page, page_campaign
 
 PAGE_SIZE = 50
 View = Callable[..., HttpResponseBase]
 
 
-def _campaign(request: HttpRequest, slug: str, roles: tuple[str, ...]) -> Campaign:
-    try:
-        return access.campaign_for(request.user, slug, *roles)
-    except access.NotVisible as exc:
-        raise Http404(str(exc)) from exc
-    except access.AccessDenied as exc:
-        raise PermissionDenied(str(exc)) from exc
-
-
-def reader_page(view: Callable[..., HttpResponseBase]) -> View:
-    """Log-in required; the campaign from the URL's ``slug`` for its adjudicators and organizers."""
-
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        return view(request, _campaign(request, slug, READERS), *args, **kwargs)
-
-    return wrapped
+reader_page = campaign_page(*READERS)
 
 
 # ------------------------------------------------------------------------------- adjudication
@@ -187,7 +169,7 @@ def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 @login_required
 def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
-    campaign = _campaign(request, slug, export_roles(kind))
+    campaign = page_campaign(request, slug, *export_roles(kind))
     form = ExportInput(data=request.GET)
     if not form.is_valid():
         return HttpResponse("\n".join(form_problems(form)), status=400, content_type="text/plain")

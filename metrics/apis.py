@@ -36,7 +36,7 @@ from metrics.selectors import (
 from metrics.services import evaluation_enqueue, significance_enqueue
 from metrics.significance import CORRECTIONS, TESTS
 from metrics.sources import KINDS, JudgmentSource
-from pooling.apis import CampaignApi, ErrorsOut
+from pooling.apis import CampaignApi, ErrorsOut, job_json
 from pooling.errors import CampaignDataError, CampaignNotFound
 from pooling.inputs import form_problems
 
@@ -212,10 +212,6 @@ def _evaluation(campaign: Any, pk: int) -> Evaluation:
         raise exceptions.NotFound(str(exc)) from exc
 
 
-def _job_json(job: Job) -> dict[str, Any]:
-    return {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"}
-
-
 # -------------------------------------------------------------------------------------- views
 
 
@@ -239,7 +235,7 @@ class EvaluateApi(CampaignApi):
         campaign = self.organizer_campaign(request, slug)
         source = parse_source(request.data)
         job = evaluation_enqueue(campaign=campaign, source=source, user=request.user)  # type: ignore[arg-type]
-        return Response(JobOut(_job_json(job)).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JobOut(job_json(job)).data, status=status.HTTP_202_ACCEPTED)
 
 
 class EvaluationLatestApi(CampaignApi):
@@ -359,7 +355,7 @@ class SignificanceApi(CampaignApi):
         params = parse_significance(request.data, evaluation)
         job = significance_enqueue(evaluation=evaluation, params=params, user=request.user)  # type: ignore[arg-type]
         if job.status == Job.Status.DONE:
-            return Response(SignificanceOut(_job_json(job) | {"result": job.result}).data)
+            return Response(SignificanceOut(job_json(job) | {"result": job.result}).data)
         if job.status == Job.Status.FAILED:
             return Response({"errors": job.errors}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(JobOut(_job_json(job)).data, status=status.HTTP_202_ACCEPTED)
+        return Response(JobOut(job_json(job)).data, status=status.HTTP_202_ACCEPTED)

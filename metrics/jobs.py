@@ -21,18 +21,12 @@ from metrics.selectors import (
 )
 from metrics.services import evaluation_run
 from pooling.errors import CampaignDataError
-from pooling.models import Campaign
-
-
-def _campaign(job: Job) -> Campaign:
-    if job.campaign is None:
-        raise CampaignDataError("the job lost its campaign")
-    return job.campaign
+from pooling.jobs import job_campaign
 
 
 @register(EVALUATE_JOB, result_template="metrics/job_evaluation.html")
 def evaluation_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     source = source_from_dict(job.params.get("source") or {})
     evaluation = evaluation_run(
         campaign=campaign, source=source, user=job.created_by, job=job, progress=progress
@@ -50,7 +44,7 @@ def evaluation_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 @register(SIGNIFICANCE_JOB, result_template="metrics/job_significance.html")
 def significance_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     try:
         params = SignificanceParams.from_dict(job.params)
     except (KeyError, TypeError, ValueError) as exc:

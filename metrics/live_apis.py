@@ -12,22 +12,13 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from jobs.models import Job
 from metrics.live_jobs import leaderboard_job_enqueue, reuse_job_enqueue
 from metrics.live_selectors import live_pool, live_report
 from metrics.live_views import JobInput, LiveInput, live_chart_svg
-from pooling.apis import CampaignApi, JobAcceptedOut, documented
-
-
-def _job_accepted(job: Job) -> Response:
-    return Response(
-        {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"},
-        status=status.HTTP_202_ACCEPTED,
-    )
+from pooling.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 
 
 class LiveEstimatesApi(CampaignApi):
@@ -63,7 +54,7 @@ class LiveLeaderboardApi(CampaignApi):
             pool=pool,
             rule=form.validated_data["rule"],
         )
-        return _job_accepted(job)
+        return job_accepted(job)
 
 
 class ReuseReportApi(CampaignApi):
@@ -81,4 +72,4 @@ class ReuseReportApi(CampaignApi):
             pool=pool,
             rule=form.validated_data["rule"],
         )
-        return _job_accepted(job)
+        return job_accepted(job)

@@ -20,26 +20,20 @@ from metrics.live_selectors import (
     live_pool,
     reusability_report,
 )
-from pooling.errors import CampaignDataError
+from pooling.jobs import job_campaign
 from pooling.models import Campaign, Pool
-
-
-def _campaign(job: Job) -> Campaign:
-    if job.campaign is None:
-        raise CampaignDataError("the job lost its campaign")
-    return job.campaign
 
 
 @register(REUSE_JOB, result_template="metrics/reuse_result.html")
 def live_reusability_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     pool = live_pool(campaign=campaign, pk=job.params["pool"])
     return reusability_report(campaign=campaign, pool=pool, rule=job.params["rule"], progress=progress)
 
 
 @register(LEADERBOARD_JOB, result_template="metrics/live_leaderboard_result.html")
 def live_leaderboard_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     pool = live_pool(campaign=campaign, pk=job.params["pool"])
     return leaderboard_result(campaign=campaign, pool=pool, rule=job.params["rule"], progress=progress)
 

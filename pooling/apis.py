@@ -91,11 +91,13 @@ class CampaignApi(APIView):
             raise exceptions.NotFound(str(exc)) from exc
 
 
-def _job_accepted(job: Job) -> Response:
-    return Response(
-        {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"},
-        status=status.HTTP_202_ACCEPTED,
-    )
+def job_json(job: Job) -> dict[str, Any]:
+    """What an operation that started a job answers: the job, its status, where to poll it."""
+    return {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"}
+
+
+def job_accepted(job: Job) -> Response:
+    return Response(job_json(job), status=status.HTTP_202_ACCEPTED)
 
 
 def _campaign_json(campaign: Campaign, roles: frozenset[str]) -> dict[str, Any]:
@@ -221,7 +223,7 @@ class _ImportApi(CampaignApi):
             params=params,
             files=files,
         )
-        return _job_accepted(job)
+        return job_accepted(job)
 
 
 class TopicsImportApi(_ImportApi):
@@ -270,7 +272,7 @@ class PoolBuildApi(CampaignApi):
             user=request.user,  # type: ignore[arg-type]
             params={"name": form.validated_data["name"], "spec": spec.as_dict()},
         )
-        return _job_accepted(job)
+        return job_accepted(job)
 
 
 class PoolDetailApi(CampaignApi):
@@ -324,4 +326,4 @@ class PoolDiagnosticsApi(CampaignApi):
             user=request.user,  # type: ignore[arg-type]
             params=diagnostics_params(pool, form.validated_data),
         )
-        return _job_accepted(job)
+        return job_accepted(job)

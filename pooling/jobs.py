@@ -26,7 +26,8 @@ from pooling.validation import RunReport, Severity
 SHOWN = 200  # docnos listed in a result; the counts are always complete
 
 
-def _campaign(job: Job) -> Campaign:
+def job_campaign(job: Job) -> Campaign:
+    """The campaign a job works on (every pooling, judging and metrics job has one)."""
     if job.campaign is None:
         raise CampaignDataError("the job lost its campaign")
     return job.campaign
@@ -58,7 +59,7 @@ def topics_import_job(job: Job, progress: Progress) -> dict[str, Any]:
     for path, name in zip(paths, names, strict=True):
         try:
             result = topics_import(
-                campaign=_campaign(job), path=path, fmt=job.params.get("format", "auto"), progress=progress
+                campaign=job_campaign(job), path=path, fmt=job.params.get("format", "auto"), progress=progress
             )
         except ImportRefused as exc:
             raise ImportRefused([p.replace(path, name) for p in exc.problems]) from exc
@@ -70,7 +71,7 @@ def topics_import_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 @register("runs_import", result_template="pooling/results/runs_import.html")
 def runs_import_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     paths, names = _files(job)
     if job.params.get("validate_only"):
         reports = runs_check(campaign=campaign, paths=paths, filenames=names, progress=progress)
@@ -102,7 +103,7 @@ def runs_import_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 @register("documents_import", result_template="pooling/results/documents_import.html")
 def documents_import_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     paths, names = _files(job)
     needed = pools_needed_docnos(campaign=campaign) if job.params.get("only_needed") else None
     try:
@@ -137,7 +138,7 @@ def qrels_import_job(job: Job, progress: Progress) -> dict[str, Any]:
     paths, names = _files(job)
     progress("reading judgments", 0, 1)
     qrels_set = qrels_set_import(
-        campaign=_campaign(job), path=paths[0], name=job.params.get("name", ""), filename=names[0]
+        campaign=job_campaign(job), path=paths[0], name=job.params.get("name", ""), filename=names[0]
     )
     progress("reading judgments", 1, 1)
     return {
@@ -156,14 +157,14 @@ def pool_build_job(job: Job, progress: Progress) -> dict[str, Any]:
     except (ValueError, TypeError) as exc:
         raise CampaignDataError(str(exc)) from exc
     pool = pool_build(
-        campaign=_campaign(job), name=job.params["name"], spec=spec, user=job.created_by, progress=progress
+        campaign=job_campaign(job), name=job.params["name"], spec=spec, user=job.created_by, progress=progress
     )
     return {"pool": pool.pk, "name": pool.name, "documents": pool.document_count, "topics": len(pool.sizes)}
 
 
 @register("pool_diagnostics", result_template="pooling/results/pool_diagnostics.html")
 def pool_diagnostics_job(job: Job, progress: Progress) -> dict[str, Any]:
-    campaign = _campaign(job)
+    campaign = job_campaign(job)
     pool = Pool.objects.filter(campaign=campaign, pk=job.params["pool"]).first()
     if pool is None:
         raise CampaignDataError("the pool was discarded before its diagnostics ran")

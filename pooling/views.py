@@ -6,7 +6,8 @@ renders. Long work runs as a background job whose page shows its progress.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
 from typing import Any
 
@@ -42,21 +43,38 @@ ORGANIZER = Membership.Role.ORGANIZER
 View = Callable[..., HttpResponseBase]
 
 
-def organizer_page(view: Callable[..., HttpResponseBase]) -> View:
-    """Log-in required; the campaign from the URL's ``slug``, 404 to non-members, 403 to non-organizers."""
+@contextmanager
+def access_as_http() -> Iterator[None]:
+    """A page's answer to an access refusal: 404 to non-members, 403 to members without the role."""
+    try:
+        yield
+    except access.NotVisible as exc:
+        raise Http404(str(exc)) from exc
+    except access.AccessDenied as exc:
+        raise PermissionDenied(str(exc)) from exc
 
-    @login_required
-    @wraps(view)
-    def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        try:
-            campaign = access.campaign_for(request.user, slug, ORGANIZER)
-        except access.NotVisible as exc:
-            raise Http404(str(exc)) from exc
-        except access.AccessDenied as exc:
-            raise PermissionDenied(str(exc)) from exc
-        return view(request, campaign, *args, **kwargs)
 
-    return wrapped
+def page_campaign(request: HttpRequest, slug: str, *roles: str) -> Campaign:
+    with access_as_http():
+        return access.campaign_for(request.user, slug, *roles)
+
+
+def campaign_page(*roles: str) -> Callable[[View], View]:
+    """Log-in required; the view gets the campaign of the URL's ``slug`` if the user holds one of
+    ``roles`` in it (404 to non-members, 403 to members without the role)."""
+
+    def decorate(view: View) -> View:
+        @login_required
+        @wraps(view)
+        def wrapped(request: HttpRequest, slug: str, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            return view(request, page_campaign(request, slug, *roles), *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+organizer_page = campaign_page(ORGANIZER)
 
 
 def _pool(campaign: Campaign, pk: int) -> Pool:
