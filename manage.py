@@ -7,7 +7,7 @@ import sys
 # Commands that only read files: run without setting Django up, which saves ~0.3 s per call
 # (campaigns call `evaluate` in loops). They behave exactly as their management commands do.
 PURE_COMMANDS = {
-    "evaluate": "metrics.cli",
+    "evaluate": "engine.cli",
     "build_pool": "pooling.cli",
     "simulate_pool": "pooling.cli",
     "agreement": "judging.cli",

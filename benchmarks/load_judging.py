@@ -61,9 +61,10 @@ def setup_campaign(assessors: int, docs: int, workdir: Path) -> list[tuple[str, 
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
+    from campaigns.models import Document, Membership, Topic
+    from campaigns.services import campaign_create, runs_import, topics_import
     from judging.services import assignments_create
-    from pooling.models import Document, Membership, Topic
-    from pooling.services import campaign_create, pool_build, pool_commit, runs_import, topics_import
+    from pooling.services import pool_build, pool_commit
     from pooling.spec import PoolSpec
 
     call_command("migrate", verbosity=0)

@@ -19,7 +19,7 @@ class Job(models.Model):
     kind = models.CharField(max_length=50)
     # the campaign the job works on: who may see it follows from the campaign's roles
     campaign = models.ForeignKey(
-        "pooling.Campaign", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+        "campaigns.Campaign", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -35,7 +35,7 @@ def register(
     """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result.
 
     A domain error it raises (an exception with a ``problems`` list, like
-    :class:`pooling.errors.CampaignDataError`) fails the job with those lines shown to the user.
+    :class:`campaigns.errors.CampaignDataError`) fails the job with those lines shown to the user.
     """
 
     def decorate(fn: JobFunction) -> JobFunction:

@@ -8,11 +8,11 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns.apis import CampaignApi, documented
+from campaigns.services import member_invite
 from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
 from judging.selectors import AssignmentProgress, campaign_assignments, campaign_people
 from judging.services import assignments_create, campaign_scale, scale_set
-from pooling.apis import CampaignApi, documented
-from pooling.services import member_invite
 
 
 def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:

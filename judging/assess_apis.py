@@ -14,6 +14,9 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns.apis import CampaignApi, documented
+from campaigns.inputs import form_problems
+from campaigns.validation import DOCNO_MAX_LENGTH
 from judging.assess_selectors import (
     assessor_assignment,
     assignment_item,
@@ -25,9 +28,6 @@ from judging.assess_selectors import (
 )
 from judging.models import Assignment, AssignmentItem, Judgment
 from judging.services import JudgingRefused, assignment_next_item, campaign_scale, judgment_record
-from pooling.apis import CampaignApi, documented
-from pooling.inputs import form_problems
-from pooling.validation import DOCNO_MAX_LENGTH
 
 COMMENT_MAX = 10_000
 

@@ -13,11 +13,12 @@ from typing import Any
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from campaigns import access
+from campaigns.access import AnyUser, Role
+from campaigns.models import Document
 from judging.models import Assignment, AssignmentItem, Grade, Judgment
 from judging.services import JudgingRefused
-from pooling import access
-from pooling.access import AnyUser, Role
-from pooling.models import Document, Pool
+from pooling.models import Pool
 
 # Short English stopword list: the title's function words would mark half of every document.
 _STOPWORD_TEXT = """

@@ -17,6 +17,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from campaigns.errors import CampaignDataError
+from campaigns.inputs import form_problems
+from campaigns.views import access_as_http
 from judging.assess_apis import JudgmentInput, queue_top_up
 from judging.assess_selectors import (
     assessor_assignment,
@@ -28,9 +31,6 @@ from judging.assess_selectors import (
 )
 from judging.models import Assignment
 from judging.services import campaign_scale, judgment_record
-from pooling.errors import CampaignDataError
-from pooling.inputs import form_problems
-from pooling.views import access_as_http
 
 View = Callable[..., HttpResponseBase]
 

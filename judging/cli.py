@@ -8,6 +8,9 @@ from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
+from engine.cli import unique_run_names
+from engine.measures.base import EvalOptions
+from engine.names import MeasureError, parse_measures
 from judging.agreement import (
     DEFAULT_MEASURES,
     AgreementReport,
@@ -16,9 +19,6 @@ from judging.agreement import (
     agreement_report,
     report_as_dict,
 )
-from metrics.cli import unique_run_names
-from metrics.measures.base import EvalOptions
-from metrics.names import MeasureError, parse_measures
 from trec import FormatError, Qrels, read_qrels, read_run
 from trec.cli import UsageError, run_command, text_table
 from trec.progress import TextOut

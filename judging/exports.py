@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from campaigns.models import Campaign
 from judging.consensus import RULES, Item, binarize
 from judging.report_selectors import (
     campaign_assessors,
@@ -40,7 +41,6 @@ from judging.report_selectors import (
     consensus_labels,
 )
 from judging.services import JudgingRefused
-from pooling.models import Campaign
 from pooling.selectors import pool_as_core
 from trec import write_mq_prel, write_prel, write_qrels
 from trec.qrels import Qrels, qrels_from_arrays

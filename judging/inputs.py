@@ -7,9 +7,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
+from campaigns.inputs import FormInput
+from campaigns.models import Membership, Topic
 from judging.models import Assignment
-from pooling.inputs import FormInput
-from pooling.models import Membership, Pool, Topic
+from pooling.models import Pool
 
 
 class AssignmentsCreateInput(FormInput):

@@ -10,8 +10,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from pooling.models import ByteOrderCharField, Campaign, Pool, Topic
-from pooling.validation import DOCNO_MAX_LENGTH
+from campaigns.models import ByteOrderCharField, Campaign, Topic
+from campaigns.validation import DOCNO_MAX_LENGTH
+from pooling.models import Pool
 
 
 class Grade(models.Model):

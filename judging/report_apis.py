@@ -19,6 +19,11 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns import access
+from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
+from campaigns.inputs import FormInput
+from campaigns.models import Campaign
+from engine.names import MeasureError, parse_measures
 from jobs.models import Job
 from jobs.services import job_enqueue
 from judging.agreement import DEFAULT_MEASURES
@@ -37,11 +42,6 @@ from judging.report_selectors import (
     campaign_topic,
 )
 from judging.services import adjudication_record
-from metrics.names import MeasureError, parse_measures
-from pooling import access
-from pooling.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
-from pooling.inputs import FormInput
-from pooling.models import Campaign
 
 ORGANIZER = access.Role.ORGANIZER
 MAX_BOOTSTRAP = 10_000

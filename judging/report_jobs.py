@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from campaigns.errors import CampaignDataError
 from jobs.models import Job
 from jobs.registry import Progress, register
 from judging.report_selectors import (
@@ -13,7 +14,6 @@ from judging.report_selectors import (
     agreement_result,
     campaign_agreement,
 )
-from pooling.errors import CampaignDataError
 
 
 @register(AGREEMENT_JOB, result_template="judging/results/agreement.html", readers=READERS)

@@ -13,15 +13,17 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from campaigns.access import Role, has_role
+from campaigns.models import Campaign, Document, Topic
+from campaigns.selectors import campaign_rankings, campaign_runs
+from engine.measures.base import EvalOptions
 from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
 from judging.consensus import Disagreement, Item, disagreements, final_labels
 from judging.models import Adjudication, Grade, Judgment
 from judging.services import JudgingRefused
-from metrics.measures.base import EvalOptions
-from pooling.access import Role, has_role
-from pooling.models import Campaign, Document, Pool, Topic
-from pooling.selectors import campaign_pools, campaign_rankings, campaign_runs
+from pooling.models import Pool
+from pooling.selectors import campaign_pools
 
 READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
 

@@ -18,6 +18,11 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns import access
+from campaigns.inputs import form_problems
+from campaigns.models import Campaign
+from campaigns.selectors import campaign_runs
+from campaigns.views import campaign_page, page_campaign
 from judging.agreement import DEFAULT_MEASURES
 from judging.consensus import RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS
@@ -42,11 +47,7 @@ from judging.report_selectors import (
     with_documents,
 )
 from judging.services import JudgingRefused, adjudication_record
-from pooling import access
-from pooling.inputs import form_problems
-from pooling.models import Campaign
-from pooling.selectors import campaign_pools, campaign_runs
-from pooling.views import campaign_page, page_campaign
+from pooling.selectors import campaign_pools
 
 PAGE_SIZE = 50
 View = Callable[..., HttpResponseBase]

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
+from campaigns.models import Campaign, Membership
 from judging.models import Assignment, AssignmentItem, Judgment
-from pooling.models import Campaign, Membership
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,12 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from campaigns.access import Role, has_role
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Topic
 from judging.design import overlap_design
 from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, JudgmentEvent
-from pooling.access import Role, has_role
-from pooling.errors import CampaignDataError
-from pooling.models import Campaign, Pool, Topic
+from pooling.models import Pool
 from pooling.selectors import pool_topic_documents
 from pooling.services import queue_next, queue_record
 

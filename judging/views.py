@@ -10,16 +10,17 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_http_methods
 
+from campaigns.errors import CampaignDataError
+from campaigns.inputs import form_problems
+from campaigns.models import Campaign, Membership, Topic
+from campaigns.services import member_invite
+from campaigns.views import organizer_page
 from judging import apis
 from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
 from judging.models import Assignment
 from judging.selectors import campaign_assignments, campaign_people
 from judging.services import assignments_create, campaign_scale, scale_set
-from pooling.errors import CampaignDataError
-from pooling.inputs import form_problems
-from pooling.models import Campaign, Membership, Pool, Topic
-from pooling.services import member_invite
-from pooling.views import organizer_page
+from pooling.models import Pool
 
 
 @organizer_page

@@ -16,6 +16,10 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns.apis import CampaignApi, ErrorsOut, job_json
+from campaigns.errors import CampaignDataError, CampaignNotFound
+from campaigns.inputs import form_problems
+from engine.significance import CORRECTIONS, TESTS
 from jobs.models import Job
 from judging.consensus import RULES
 from metrics.models import Evaluation
@@ -34,11 +38,7 @@ from metrics.selectors import (
     source_from_dict,
 )
 from metrics.services import evaluation_enqueue, significance_enqueue
-from metrics.significance import CORRECTIONS, TESTS
 from metrics.sources import KINDS, JudgmentSource
-from pooling.apis import CampaignApi, ErrorsOut, job_json
-from pooling.errors import CampaignDataError, CampaignNotFound
-from pooling.inputs import form_problems
 
 # ------------------------------------------------------------------------------------- inputs
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from campaigns.errors import CampaignDataError
+from campaigns.jobs import job_campaign
 from jobs.models import Job
 from jobs.registry import Progress, register
 from metrics.models import Evaluation
@@ -20,8 +22,6 @@ from metrics.selectors import (
     source_query,
 )
 from metrics.services import evaluation_run
-from pooling.errors import CampaignDataError
-from pooling.jobs import job_campaign
 
 
 @register(EVALUATE_JOB, result_template="metrics/job_evaluation.html")

@@ -15,10 +15,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 from metrics.live_jobs import leaderboard_job_enqueue, reuse_job_enqueue
 from metrics.live_selectors import live_pool, live_report
 from metrics.live_views import JobInput, LiveInput, live_chart_svg
-from pooling.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 
 
 class LiveEstimatesApi(CampaignApi):

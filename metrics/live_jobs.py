@@ -10,6 +10,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from campaigns.jobs import job_campaign
+from campaigns.models import Campaign
 from jobs.models import Job
 from jobs.registry import Progress, register
 from jobs.services import job_enqueue
@@ -20,8 +22,7 @@ from metrics.live_selectors import (
     live_pool,
     reusability_report,
 )
-from pooling.jobs import job_campaign
-from pooling.models import Campaign, Pool
+from pooling.models import Pool
 
 
 @register(REUSE_JOB, result_template="metrics/reuse_result.html")

@@ -2,7 +2,7 @@
 
 Judgments are the consensus of the stored labels under a rule, with the pool's documents nobody has
 graded as pooled-but-unjudged (:mod:`metrics.sources`). Per topic, the pool's strata are counted
-and handed to :mod:`metrics.estimates` with the design the topic was judged under (how its
+and handed to :mod:`engine.estimates` with the design the topic was judged under (how its
 assignments order the documents); the runs are scored on the same judgments, and the reusability
 report is :func:`pooling.diagnostics.leave_out_reusability` on them. Results are plain JSON.
 
@@ -27,9 +27,10 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
-from jobs.models import Job
-from judging.models import Adjudication, Assignment, AssignmentItem, Judgment
-from metrics.estimates import (
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Topic
+from campaigns.selectors import campaign_rankings, campaign_runs
+from engine.estimates import (
     DESIGNS,
     INTERVALS,
     Estimate,
@@ -39,16 +40,17 @@ from metrics.estimates import (
     strata_from_prel,
     total,
 )
-from metrics.evaluate import Judgments, evaluate_run
-from metrics.measures.base import EvalOptions
-from metrics.names import parse_measures
-from metrics.significance import measure_name
+from engine.evaluate import Judgments, evaluate_run
+from engine.measures.base import EvalOptions
+from engine.names import parse_measures
+from engine.significance import measure_name
+from jobs.models import Job
+from judging.models import Adjudication, Assignment, AssignmentItem, Judgment
 from metrics.sources import JudgmentSource, SourcedJudgments, source_judgments
 from pooling.diagnostics import DEFAULT_MEASURES, leave_out_reusability
-from pooling.errors import CampaignDataError
-from pooling.models import Campaign, Pool, Topic
+from pooling.models import Pool
 from pooling.reports import all_grouped, reusability_json
-from pooling.selectors import campaign_rankings, campaign_runs, pool_as_core
+from pooling.selectors import pool_as_core
 from pooling.spec import PoolSpec
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -132,7 +134,7 @@ def inline_lines() -> int:
 
 
 def _design(*, sampled: bool, orders: set[str], complete: bool, outside: int = 0) -> tuple[str, str]:
-    """Which estimate a topic gets, and why (see :mod:`metrics.estimates`)."""
+    """Which estimate a topic gets, and why (see :mod:`engine.estimates`)."""
     if complete:
         if sampled:
             return "stratified", "the whole sample is judged"

@@ -17,8 +17,12 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework import serializers
 
+from campaigns.errors import CampaignDataError
+from campaigns.inputs import FormInput, form_problems
+from campaigns.models import Campaign
+from campaigns.views import organizer_page
+from engine.estimates import DESIGNS, INTERVALS
 from judging.consensus import RULES
-from metrics.estimates import DESIGNS, INTERVALS
 from metrics.live_jobs import leaderboard_job_enqueue, reuse_job_enqueue
 from metrics.live_selectors import (
     NOT_REUSABLE,
@@ -29,10 +33,7 @@ from metrics.live_selectors import (
     reuse_jobs,
 )
 from pooling.diagnostics import DEFAULT_MEASURES
-from pooling.errors import CampaignDataError
-from pooling.inputs import FormInput, form_problems
-from pooling.models import Campaign, Pool
-from pooling.views import organizer_page
+from pooling.models import Pool
 
 REFRESH_SECONDS = 5
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from pooling.models import Campaign, Run
-from pooling.validation import TAG_MAX_LENGTH
+from campaigns.models import Campaign, Run
+from campaigns.validation import TAG_MAX_LENGTH
 
 
 class Evaluation(models.Model):

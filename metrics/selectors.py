@@ -2,7 +2,7 @@
 
 Evaluating is a read (:func:`source_evaluate` scores the stored runs against a source and returns
 the engine's :class:`RunResult` objects); storing the outcome is ``metrics.services.evaluation_run``.
-Every number shown comes from the engine (:func:`metrics.evaluate.evaluate_run`) unchanged; the one
+Every number shown comes from the engine (:func:`engine.evaluate.evaluate_run`) unchanged; the one
 choice made here is the judged@10 convention (see :data:`JUDGED`).
 """
 
@@ -17,16 +17,14 @@ from typing import Any
 import numpy as np
 from django.db.models import Sum
 
-from jobs.models import Job
-from jobs.selectors import jobs_alive
-from judging.consensus import RULES
-from judging.models import Judgment
-from judging.report_selectors import campaign_assessors
-from metrics.evaluate import Judgments, RunResult, evaluate_run
-from metrics.measures import REGISTRY, Measure
-from metrics.models import Evaluation, EvaluationRun
-from metrics.names import parse_measures
-from metrics.significance import (
+from campaigns import access
+from campaigns.errors import CampaignDataError, CampaignNotFound
+from campaigns.models import Campaign, Membership, QrelsSet, Run
+from campaigns.selectors import campaign_qrels_sets, campaign_runs, run_ranking
+from engine.evaluate import Judgments, RunResult, evaluate_run
+from engine.measures import REGISTRY, Measure
+from engine.names import parse_measures
+from engine.significance import (
     CORRECTIONS,
     TESTS,
     CompareSettings,
@@ -36,11 +34,15 @@ from metrics.significance import (
     pair_count,
     score_matrix,
 )
+from jobs.models import Job
+from jobs.selectors import jobs_alive
+from judging.consensus import RULES
+from judging.models import Judgment
+from judging.report_selectors import campaign_assessors
+from metrics.models import Evaluation, EvaluationRun
 from metrics.sources import KINDS, JudgmentSource, SourcedJudgments, source_judgments
-from pooling import access
-from pooling.errors import CampaignDataError, CampaignNotFound
-from pooling.models import Campaign, Membership, Pool, QrelsSet, Run
-from pooling.selectors import campaign_pools, campaign_qrels_sets, campaign_runs, run_ranking
+from pooling.models import Pool
+from pooling.selectors import campaign_pools
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -648,7 +650,7 @@ def significance_check(*, evaluation: Evaluation, params: SignificanceParams) ->
 def significance_compare(
     *, evaluation: Evaluation, params: SignificanceParams, progress: ProgressFn | None = None
 ) -> Comparison:
-    """Every pair of the evaluation's runs under one paired test and correction (metrics.significance)."""
+    """Every pair of the evaluation's runs under one paired test and correction (engine.significance)."""
     significance_check(evaluation=evaluation, params=params)
     results = evaluation_results(evaluation=evaluation)
     settings = params.settings()
@@ -814,7 +816,7 @@ def evaluation_file(
     """
     import io
 
-    from metrics.output import Writer
+    from engine.output import Writer
 
     if fmt not in FILE_FORMATS:
         raise CampaignDataError(f"unknown format '{fmt}' (one of {', '.join(FILE_FORMATS)})")

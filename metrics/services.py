@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from campaigns.models import Campaign
 from jobs.models import Job
 from jobs.services import dispatch, job_enqueue
 from metrics.models import Evaluation, EvaluationRun
@@ -28,7 +29,6 @@ from metrics.selectors import (
     source_normalized,
 )
 from metrics.sources import JudgmentSource
-from pooling.models import Campaign
 
 
 def _json(value: float) -> float | None:

@@ -14,13 +14,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, QrelsSet
+from campaigns.selectors import qrels_set_load
+from engine.evaluate import Judgments
 from judging.consensus import RULES
 from judging.exports import assessor_qrels, consensus_qrels
 from judging.models import Judgment
-from metrics.evaluate import Judgments
-from pooling.errors import CampaignDataError
-from pooling.models import Campaign, Pool, QrelsSet
-from pooling.selectors import pool_as_core, qrels_set_load
+from pooling.models import Pool
+from pooling.selectors import pool_as_core
 from pooling.strategies import Pool as CorePool
 from trec import Qrels
 from trec.qrels import qrels_from_dict

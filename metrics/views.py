@@ -15,6 +15,9 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns.errors import CampaignDataError, CampaignNotFound
+from campaigns.models import Campaign, Membership
+from campaigns.views import organizer_page
 from jobs.selectors import job_status
 from metrics import charts
 from metrics.apis import parse_significance, parse_source
@@ -46,9 +49,6 @@ from metrics.selectors import (
     source_query,
 )
 from metrics.services import evaluation_enqueue, significance_enqueue
-from pooling.errors import CampaignDataError, CampaignNotFound
-from pooling.models import Campaign, Membership
-from pooling.views import organizer_page
 
 CURVE_RUNS = 8  # P-R curves drawn on a leaderboard: the best runs only, or the chart is a tangle
 

@@ -1,4 +1,4 @@
-"""The REST API of campaigns and pools: one view per operation, the pages' inputs and services.
+"""The REST API of pools: one view per operation, the pages' inputs and services.
 
 Long operations answer 202 with the job to poll (``GET /api/jobs/<id>/``). Domain errors are 400
 with ``{"errors": [...]}``, one line each; a campaign the caller has no role in is 404, a role
@@ -12,27 +12,19 @@ from typing import Any
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from jobs.models import Job
+from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Membership
 from jobs.services import job_enqueue
-from pooling import access, exports
-from pooling.errors import CampaignDataError
-from pooling.inputs import (
-    CampaignCreateInput,
-    DiagnosticsInput,
-    DocumentsImportInput,
-    PoolBuildInput,
-    QrelsImportInput,
-    RunsImportInput,
-    TopicsImportInput,
-)
-from pooling.models import Campaign, Document, Membership, Pool
-from pooling.selectors import campaign_pools, campaign_qrels_sets, campaign_runs, pool_get
-from pooling.services import campaign_create, membership_add, pool_commit, pool_discard
+from pooling import exports
+from pooling.inputs import DiagnosticsInput, PoolBuildInput
+from pooling.models import Pool
+from pooling.selectors import campaign_pools, pool_get
+from pooling.services import pool_commit, pool_discard
 from pooling.views import diagnostics_params
 
 ORGANIZER = Membership.Role.ORGANIZER
@@ -41,48 +33,8 @@ ORGANIZER = Membership.Role.ORGANIZER
 # ------------------------------------------------------------------ response shapes (the schema)
 
 
-class JobAcceptedOut(serializers.Serializer):
-    job = serializers.UUIDField()
-    status = serializers.CharField()
-    url = serializers.CharField(help_text="poll it: GET /api/jobs/<id>/")
-
-
-class ErrorsOut(serializers.Serializer):
-    errors = serializers.ListField(child=serializers.CharField(), help_text="one line per problem")  # type: ignore[assignment]
-
-
-def documented(
-    *,
-    request: Any = None,
-    ok: Any = OpenApiTypes.OBJECT,
-    status_code: int = 200,
-    operation_id: str | None = None,
-) -> Any:
-    """The schema of an operation: its input, its answer, and the domain refusals every one has."""
-    return extend_schema(
-        request=request,
-        responses={status_code: ok, 400: ErrorsOut, 403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
-        operation_id=operation_id,
-    )
-
-
-FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
-
-
-class CampaignApi(APIView):
-    """Maps the domain's errors to HTTP: not visible 404, wrong role 403, refused 400."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, access.NotVisible):
-            exc = exceptions.NotFound(str(exc))
-        elif isinstance(exc, access.AccessDenied):
-            exc = exceptions.PermissionDenied(str(exc))
-        elif isinstance(exc, CampaignDataError):
-            return Response({"errors": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
-        return super().handle_exception(exc)
-
-    def organizer_campaign(self, request: Request, slug: str) -> Campaign:
-        return access.campaign_for(request.user, slug, ORGANIZER)
+class PoolApi(CampaignApi):
+    """A campaign API view that also finds the URL's pool (404 when the campaign has no such pool)."""
 
     def pool(self, campaign: Campaign, pk: int) -> Pool:
         try:
@@ -91,26 +43,10 @@ class CampaignApi(APIView):
             raise exceptions.NotFound(str(exc)) from exc
 
 
-def job_json(job: Job) -> dict[str, Any]:
-    """What an operation that started a job answers: the job, its status, where to poll it."""
-    return {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"}
+FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
 
 
-def job_accepted(job: Job) -> Response:
-    return Response(job_json(job), status=status.HTTP_202_ACCEPTED)
-
-
-def _campaign_json(campaign: Campaign, roles: frozenset[str]) -> dict[str, Any]:
-    return {
-        "slug": campaign.slug,
-        "name": campaign.name,
-        "description": campaign.description,
-        "max_docs_per_topic": campaign.max_docs_per_topic,
-        "roles": sorted(roles),
-    }
-
-
-def _pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
+def pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": pool.pk,
         "name": pool.name,
@@ -131,134 +67,20 @@ def _pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ campaigns
 
 
-class CampaignListApi(CampaignApi):
-    @documented(operation_id="campaigns_list")
-    def get(self, request: Request) -> Response:
-        campaigns = access.visible_campaigns(request.user).order_by("slug")
-        return Response([_campaign_json(c, access.roles(request.user, c)) for c in campaigns])
-
-
-class CampaignCreateApi(CampaignApi):
-    @documented(request=CampaignCreateInput, status_code=201, operation_id="campaigns_create")
-    def post(self, request: Request) -> Response:
-        if not access.can_create_campaign(request.user):
-            raise exceptions.PermissionDenied("creating campaigns needs the organizer permission")
-        data = CampaignCreateInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        campaign = campaign_create(
-            slug=data.validated_data["slug"],
-            name=data.validated_data.get("name", ""),
-            description=data.validated_data.get("description", ""),
-        )
-        membership_add(campaign=campaign, user=request.user, roles=[ORGANIZER])  # type: ignore[arg-type]
-        return Response(_campaign_json(campaign, frozenset([ORGANIZER])), status=status.HTTP_201_CREATED)
-
-
-class CampaignDetailApi(CampaignApi):
-    @documented(operation_id="campaign_detail")
-    def get(self, request: Request, slug: str) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        out = _campaign_json(campaign, access.roles(request.user, campaign))
-        out["topics"] = campaign.topics.count()
-        out["runs"] = campaign_runs(campaign=campaign).count()
-        out["documents"] = Document.objects.filter(campaign=campaign).count()
-        out["pools"] = [_pool_json(p) for p in campaign_pools(campaign=campaign)]
-        out["judgments"] = [
-            {"id": q.pk, "name": q.name, "lines": q.line_count, "topics": q.topic_count}
-            for q in campaign_qrels_sets(campaign=campaign)
-        ]
-        return Response(out)
-
-
-class RunListApi(CampaignApi):
-    @documented(operation_id="campaign_runs")
-    def get(self, request: Request, slug: str) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        return Response(
-            [
-                {
-                    "tag": r.tag,
-                    "group": r.group.name if r.group else None,
-                    "priority": r.priority,
-                    "file": r.original_filename,
-                    "submitted_at": r.submitted_at.isoformat(),
-                    "topics": r.topic_count,
-                    "documents": r.document_count,
-                    "warnings": r.warnings,
-                }
-                for r in campaign_runs(campaign=campaign)
-            ]
-        )
-
-
 # -------------------------------------------------------------------------------------- imports
-
-
-class _ImportApi(CampaignApi):
-    input_class: type[Any]
-
-    def get_serializer_class(self) -> type[Any]:
-        """The upload's input, for the schema (each import documents its own fields)."""
-        return self.input_class
-
-    kind = ""
-    noun = ""
-    fixed: dict[str, Any] = {}  # noqa: RUF012 - per-subclass constants
-
-    @documented(ok=JobAcceptedOut, status_code=202)
-    def post(self, request: Request, slug: str) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
-        if hasattr(data, "setlist"):
-            data.setlist("files", request.FILES.getlist("files"))
-        form = self.input_class(data=data)
-        form.is_valid(raise_exception=True)
-        params = {k: v for k, v in form.validated_data.items() if k != "files"} | self.fixed
-        files = form.validated_data["files"]
-        job = job_enqueue(
-            kind=self.kind,
-            title=f"{self.noun} ({len(files)} file(s)) into {campaign.slug}",
-            campaign=campaign,
-            user=request.user,  # type: ignore[arg-type]
-            params=params,
-            files=files,
-        )
-        return job_accepted(job)
-
-
-class TopicsImportApi(_ImportApi):
-    input_class, kind, noun = TopicsImportInput, "topics_import", "import topics"
-
-
-class RunsValidateApi(_ImportApi):
-    input_class, kind, noun = RunsImportInput, "runs_import", "validate runs"
-    fixed = {"validate_only": True}  # noqa: RUF012
-
-
-class RunsImportApi(_ImportApi):
-    input_class, kind, noun = RunsImportInput, "runs_import", "import runs"
-    fixed = {"validate_only": False}  # noqa: RUF012
-
-
-class DocumentsImportApi(_ImportApi):
-    input_class, kind, noun = DocumentsImportInput, "documents_import", "import documents"
-
-
-class QrelsImportApi(_ImportApi):
-    input_class, kind, noun = QrelsImportInput, "qrels_import", "import judgments"
 
 
 # ---------------------------------------------------------------------------------------- pools
 
 
-class PoolListApi(CampaignApi):
+class PoolListApi(PoolApi):
     @documented(operation_id="campaign_pools")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        return Response([_pool_json(p) for p in campaign_pools(campaign=campaign)])
+        return Response([pool_json(p) for p in campaign_pools(campaign=campaign)])
 
 
-class PoolBuildApi(CampaignApi):
+class PoolBuildApi(PoolApi):
     @documented(request=PoolBuildInput, ok=JobAcceptedOut, status_code=202, operation_id="pool_build")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
@@ -275,21 +97,21 @@ class PoolBuildApi(CampaignApi):
         return job_accepted(job)
 
 
-class PoolDetailApi(CampaignApi):
+class PoolDetailApi(PoolApi):
     @documented(operation_id="pool_detail")
     def get(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        return Response(_pool_json(self.pool(campaign, pk), sizes=True))
+        return Response(pool_json(self.pool(campaign, pk), sizes=True))
 
 
-class PoolCommitApi(CampaignApi):
+class PoolCommitApi(PoolApi):
     @documented(request=None, operation_id="pool_commit")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        return Response(_pool_json(pool_commit(pool=self.pool(campaign, pk))))
+        return Response(pool_json(pool_commit(pool=self.pool(campaign, pk))))
 
 
-class PoolDiscardApi(CampaignApi):
+class PoolDiscardApi(PoolApi):
     @documented(request=None, ok=None, status_code=204, operation_id="pool_discard")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
@@ -297,7 +119,7 @@ class PoolDiscardApi(CampaignApi):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class PoolExportApi(CampaignApi):
+class PoolExportApi(PoolApi):
     @extend_schema(parameters=[FORMAT_PARAMETER], responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
         campaign = self.organizer_campaign(request, slug)
@@ -312,7 +134,7 @@ class PoolExportApi(CampaignApi):
         return response
 
 
-class PoolDiagnosticsApi(CampaignApi):
+class PoolDiagnosticsApi(PoolApi):
     @documented(request=DiagnosticsInput, ok=JobAcceptedOut, status_code=202, operation_id="pool_diagnostics")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)

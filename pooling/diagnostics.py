@@ -3,7 +3,7 @@
 Pure: takes runs (:class:`trec.runs.Run`, canonical order), judgments (:class:`trec.qrels.Qrels`) and
 a pool, returns dataclasses and NamedTuples; no Django (MEASURES.md §7). A pool is either a Qrels
 (every line is pooled; rel -1 = pooled but unjudged) or a mapping ``{topic: docnos}``. Every score
-comes from :func:`metrics.evaluate.evaluate_run`; τ-b and τ_AP from :mod:`metrics.significance`.
+comes from :func:`engine.evaluate.evaluate_run`; τ-b and τ_AP from :mod:`engine.significance`.
 
 "Contributed" has one meaning throughout: a run contributes the documents of its top ``depth``
 (its whole ranking when ``depth`` is None; an int, or a per-run mapping where an absent run is not
@@ -19,11 +19,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from metrics.evaluate import Judgments, evaluate_run
-from metrics.measures import EvalOptions, Measure
-from metrics.measures.base import NONPOOL
-from metrics.names import parse_measures
-from metrics.significance import DECIMALS, kendall_tau_b, measure_name, tau_ap
+from engine.evaluate import Judgments, evaluate_run
+from engine.measures import EvalOptions, Measure
+from engine.measures.base import NONPOOL
+from engine.names import parse_measures
+from engine.significance import DECIMALS, kendall_tau_b, measure_name, tau_ap
 from trec.order import sort_by_topic_docno
 from trec.qrels import Qrels
 from trec.runs import Run

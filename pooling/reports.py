@@ -13,6 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from campaigns.errors import CampaignDataError
+from campaigns.models import QrelsSet
+from campaigns.selectors import campaign_rankings, campaign_runs, qrels_set_load
 from pooling.diagnostics import (
     DEFAULT_MEASURES,
     Reusability,
@@ -22,9 +25,8 @@ from pooling.diagnostics import (
     pool_sizes,
     unique_contributions,
 )
-from pooling.errors import CampaignDataError
-from pooling.models import Pool, QrelsSet
-from pooling.selectors import campaign_rankings, campaign_runs, pool_as_core, qrels_set_load
+from pooling.models import Pool
+from pooling.selectors import pool_as_core
 from pooling.spec import PoolSpec
 from trec import Qrels
 from trec import Run as RankedRun

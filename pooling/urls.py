@@ -1,4 +1,4 @@
-"""Organizer pages of campaigns and pools."""
+"""Organizer pages of pools: build, inspect, commit, discard, export and diagnose."""
 
 from django.urls import path
 
@@ -6,9 +6,6 @@ from pooling import views
 
 app_name = "pooling"
 urlpatterns = [
-    path("", views.campaign_list, name="campaigns"),
-    path("<slug:slug>/", views.campaign_detail, name="campaign"),
-    path("<slug:slug>/import/", views.campaign_import, name="import"),
     path("<slug:slug>/pools/new/", views.pool_new, name="pool_new"),
     path("<slug:slug>/pools/<int:pk>/", views.pool_detail, name="pool"),
     path("<slug:slug>/pools/<int:pk>/commit/", views.pool_commit_view, name="pool_commit"),

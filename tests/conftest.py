@@ -76,7 +76,7 @@ def _user(username: str) -> object:
 
 @pytest.fixture
 def campaign(db: None) -> object:
-    from pooling.services import campaign_create
+    from campaigns.services import campaign_create
 
     return campaign_create(slug="trec-demo", name="TREC demo")
 
@@ -85,11 +85,11 @@ def campaign(db: None) -> object:
 def organizer(campaign: object) -> object:
     from django.contrib.auth.models import Permission
 
-    from pooling.services import membership_add
+    from campaigns.services import membership_add
 
     user = _user("olga")
     user.user_permissions.add(  # type: ignore[attr-defined]
-        Permission.objects.get(codename="add_campaign", content_type__app_label="pooling")
+        Permission.objects.get(codename="add_campaign", content_type__app_label="campaigns")
     )
     membership_add(campaign=campaign, user=user, roles=["organizer"])  # type: ignore[arg-type]
     return user
@@ -97,7 +97,7 @@ def organizer(campaign: object) -> object:
 
 @pytest.fixture
 def assessor(campaign: object) -> object:
-    from pooling.services import membership_add
+    from campaigns.services import membership_add
 
     user = _user("alice")
     membership_add(campaign=campaign, user=user, roles=["assessor"])  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ def assessor(campaign: object) -> object:
 
 @pytest.fixture
 def co_assessor(campaign: object) -> object:
-    from pooling.services import membership_add
+    from campaigns.services import membership_add
 
     user = _user("bob")
     membership_add(campaign=campaign, user=user, roles=["assessor"])  # type: ignore[arg-type]
@@ -115,7 +115,7 @@ def co_assessor(campaign: object) -> object:
 
 @pytest.fixture
 def adjudicator(campaign: object) -> object:
-    from pooling.services import membership_add
+    from campaigns.services import membership_add
 
     user = _user("ada")
     membership_add(campaign=campaign, user=user, roles=["adjudicator"])  # type: ignore[arg-type]
@@ -152,7 +152,7 @@ def demo_runs() -> list[Any]:
 @pytest.fixture
 def loaded(campaign: Any) -> Any:
     """``campaign`` with the demo collection's 5 topics and 4 runs (group 'demo') imported."""
-    from pooling.services import runs_import, topics_import
+    from campaigns.services import runs_import, topics_import
 
     topics_import(campaign=campaign, path=demo_dir() / "topics.txt")
     runs_import(campaign=campaign, paths=demo_run_paths(), group="demo")

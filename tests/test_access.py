@@ -17,10 +17,12 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from campaigns.models import Campaign
+from campaigns.services import runs_import, topics_import
 from jobs.models import Job
 from jobs.services import job_enqueue
-from pooling.models import Campaign, Pool, PoolDocument
-from pooling.services import pool_build, runs_import, topics_import
+from pooling.models import Pool, PoolDocument
+from pooling.services import pool_build
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 
@@ -49,9 +51,9 @@ def job_arg(ctx: dict[str, Any]) -> list[Any]:
 
 
 CAMPAIGN_PAGES = [
-    Endpoint("pooling:campaign", "get", slug),
-    Endpoint("pooling:import", "get", slug),
-    Endpoint("pooling:import", "post", slug, {"what": "topics"}),
+    Endpoint("campaigns:campaign", "get", slug),
+    Endpoint("campaigns:import", "get", slug),
+    Endpoint("campaigns:import", "post", slug, {"what": "topics"}),
     Endpoint("pooling:pool_new", "get", slug),
     Endpoint("pooling:pool_new", "post", slug, {"name": "x", "strategy": "nope"}),
     Endpoint("pooling:pool", "get", slug_pool),
@@ -96,11 +98,11 @@ JOB_ENDPOINTS = [
     Endpoint("api:job", "get", job_arg),
 ]
 OPEN_TO_MEMBERS = [  # any logged-in person; they list only what the person may see
-    Endpoint("pooling:campaigns", "get", lambda ctx: []),
+    Endpoint("campaigns:campaigns", "get", lambda ctx: []),
     Endpoint("api:campaigns", "get", lambda ctx: []),
 ]
 CREATE = [
-    Endpoint("pooling:campaigns", "post", lambda ctx: [], {"slug": "new-one"}, organizer_status=302),
+    Endpoint("campaigns:campaigns", "post", lambda ctx: [], {"slug": "new-one"}, organizer_status=302),
     Endpoint("api:campaign_create", "post", lambda ctx: [], {"slug": "new-one"}, organizer_status=201),
 ]
 ALL = CAMPAIGN_PAGES + CAMPAIGN_APIS + JOB_ENDPOINTS + OPEN_TO_MEMBERS + CREATE
@@ -253,8 +255,8 @@ def test_people_who_lose_their_role_lose_its_jobs(
     ctx: dict[str, Any], organizer: Any, adjudicator: Any
 ) -> None:
     """A job's result can hold runs, scores and assessors' labels: the role is checked on every read."""
+    from campaigns.models import Membership
     from judging.report_selectors import AGREEMENT_JOB
-    from pooling.models import Membership
 
     own = ctx["job"]  # started by the organizer
     report = Job.objects.create(

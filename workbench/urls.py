@@ -5,17 +5,21 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from campaigns import api_urls as campaigns_api
+from pooling import api_urls as pooling_api
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("campaigns/", include("campaigns.urls")),
     path("campaigns/", include("pooling.urls")),
-    path("jobs/", include("jobs.urls")),
+    path("jobs/", include("campaigns.job_urls")),
     path("judging/", include("judging.urls")),
     # the OpenAPI 3 schema of every API endpoint (YAML; JSON with Accept: application/vnd.oai.openapi+json)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/judging/", include("judging.api_urls")),
     path("api/metrics/", include("metrics.api_urls")),
-    path("api/", include("pooling.api_urls")),
+    path("api/", include((campaigns_api.urlpatterns + pooling_api.urlpatterns, "api"))),
     path("", include("metrics.urls")),
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.measures.base import EvalOptions
 from judging.agreement.labels import Labels, LabelSource, align, as_labels, labels_to_qrels
 from judging.agreement.report import (
     GroupReport,
@@ -20,7 +21,6 @@ from judging.agreement.report import (
 )
 from judging.agreement.systems import DEFAULT_MEASURES, SystemRankings, system_rankings
 from judging.agreement.tables import Kappa, TableAgreement
-from metrics.measures.base import EvalOptions
 from trec.qrels import Qrels
 from trec.runs import Run
 

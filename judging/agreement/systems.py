@@ -1,8 +1,8 @@
 """Do the disagreements matter? Rank the runs under each assessor's judgments and correlate the rankings.
 
 Voorhees (2000, *IP&M* 36:697–716): evaluate every run with each assessor's qrels and compare the
-system orderings. The measures are the evaluation engine's (metrics.evaluate), the correlations
-metrics.significance's Kendall τ-b and τ_AP; nothing is reimplemented here.
+system orderings. The measures are the evaluation engine's (engine.evaluate), the correlations
+engine.significance's Kendall τ-b and τ_AP; nothing is reimplemented here.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from metrics.evaluate import Judgments, RunResult, evaluate_run
-from metrics.measures.base import EvalOptions
-from metrics.names import parse_measures
-from metrics.significance import ScoreMatrix, measure_name, rank_correlation, score_matrix
+from engine.evaluate import Judgments, RunResult, evaluate_run
+from engine.measures.base import EvalOptions
+from engine.names import parse_measures
+from engine.significance import ScoreMatrix, measure_name, rank_correlation, score_matrix
 from trec.qrels import Qrels
 from trec.runs import Run
 
@@ -70,7 +70,7 @@ def system_rankings(
 ) -> SystemRankings:
     """Evaluate ``runs`` under each assessor's qrels and correlate the orderings for every pair.
 
-    ``measures`` are trec_eval / ir_measures names (:func:`metrics.names.parse_measures`); a bad
+    ``measures`` are trec_eval / ir_measures names (:func:`engine.names.parse_measures`); a bad
     name raises ``MeasureError`` (a ValueError). A pair is compared on the topics both assessors
     judged; the correlation is NaN with fewer than two runs or no common topic. Two runs with the
     same name, or a measure without per-topic values, raise ``ComparisonError`` (a ValueError).

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import gzip
-import secrets
-from collections.abc import Sequence
 from itertools import repeat
-from pathlib import Path
 
 import numpy as np
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from pooling.errors import CampaignDataError, ImportRefused
-from pooling.models import Campaign, Membership, Pool, PoolDocument, QrelsSet, Topic
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Topic
+from campaigns.services.bulk import rows_insert
+from campaigns.services.imports import ProgressCallback, _as_text, _quiet
+from pooling.models import Pool, PoolDocument
 from pooling.selectors import pool_rankings
-from pooling.services.bulk import rows_insert
-from pooling.services.imports import ProgressCallback, _as_text, _quiet
 from pooling.spec import PoolSpec
 from pooling.strategies import Pool as CorePool
 from pooling.strategies import depth_pool
-from trec import FormatError, read_qrels
-from trec.io import PathLike
 
 POOL_NAME_MAX = 100
 
@@ -143,78 +138,12 @@ def pool_discard(*, pool: Pool) -> None:
 # ------------------------------------------------------------------------------ external qrels
 
 
-@transaction.atomic
-def qrels_set_import(
-    *, campaign: Campaign, path: PathLike, name: str = "", filename: str | None = None
-) -> QrelsSet:
-    """Keep a qrels file (e.g. last round's judgments) for diagnostics; refused whole if malformed."""
-    shown = filename or Path(path).name
-    name = (name or Path(shown).stem).strip()[:100]
-    if QrelsSet.objects.filter(campaign=campaign, name=name).exists():
-        raise ImportRefused(f"campaign '{campaign.slug}' already has judgments named '{name}'")
-    try:
-        qrels = read_qrels(path)
-    except FormatError as exc:
-        raise ImportRefused(str(exc).replace(str(path), shown)) from exc
-    raw = Path(path).read_bytes()
-    content = raw if raw[:2] == b"\x1f\x8b" else gzip.compress(raw, compresslevel=6)
-    return QrelsSet.objects.create(
-        campaign=campaign,
-        name=name,
-        original_filename=shown[:255],
-        content=content,
-        line_count=len(qrels.docnos),
-        topic_count=len(qrels.topics),
-        relevant_count=int(np.count_nonzero(qrels.rels >= 1)),
-    )
 
 
 # ---------------------------------------------------------------------------------- memberships
 
 
-def membership_add(*, campaign: Campaign, user: User, roles: Sequence[str]) -> list[Membership]:
-    """Give ``user`` the ``roles`` in ``campaign`` (roles already held are kept as they are)."""
-    unknown = sorted(set(roles) - set(Membership.Role.values))
-    if unknown:
-        raise CampaignDataError(
-            f"unknown role(s) {', '.join(unknown)} (one of {', '.join(Membership.Role.values)})"
-        )
-    out = []
-    for role in roles:
-        try:
-            with transaction.atomic():
-                member, _ = Membership.objects.get_or_create(campaign=campaign, user=user, role=role)
-        except IntegrityError:  # a concurrent request gave the same role first
-            member = Membership.objects.get(campaign=campaign, user=user, role=role)
-        out.append(member)
-    return out
 
 
-def member_invite(
-    *, campaign: Campaign, username: str, roles: Sequence[str], email: str = ""
-) -> tuple[User, str | None]:
-    """Give ``username`` the roles, creating the account if it does not exist yet.
-
-    Returns the user and, for a new account, its generated password (shown once to the organizer,
-    who passes it on; only its hash is stored).
-    """
-    username = username.strip()
-    if not username or len(username) > 150 or any(c.isspace() for c in username):
-        raise CampaignDataError("a username is 1 to 150 characters without spaces")
-    if not roles:
-        raise CampaignDataError("choose at least one role")
-    password = None
-    user = User.objects.filter(username=username).first()
-    if user is None:
-        password = secrets.token_urlsafe(12)
-        try:
-            with transaction.atomic():
-                user = User.objects.create_user(username=username, email=email.strip(), password=password)
-        except IntegrityError:  # invited twice at once: the other request created the account
-            user, password = User.objects.get(username=username), None
-    membership_add(campaign=campaign, user=user, roles=roles)
-    return user, password
 
 
-def membership_remove(*, campaign: Campaign, user: User, role: str) -> None:
-    Membership.objects.filter(campaign=campaign, user=user, role=role).delete()

@@ -14,9 +14,10 @@ import threading
 
 from django.db import transaction
 
-from pooling.errors import CampaignDataError
-from pooling.models import Pool, Run
-from pooling.selectors import campaign_rankings
+from campaigns.errors import CampaignDataError
+from campaigns.models import Run
+from campaigns.selectors import campaign_rankings
+from pooling.models import Pool
 from pooling.spec import PoolSpec
 from pooling.strategies import JudgingQueue
 

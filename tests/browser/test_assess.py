@@ -11,8 +11,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Dialog, Page, expect
 
+from campaigns.services import campaign_create, membership_add
 from judging.models import Assignment, Judgment, JudgmentEvent
-from pooling.services import campaign_create, membership_add
 from pooling.spec import PoolSpec
 from tests.browser.conftest import LogIn
 from tests.judging.assess_fixtures import RUN_TAGS, assign, demo_pool, set_text

@@ -12,12 +12,12 @@ import io
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
-from metrics.evaluate import Judgments, evaluate_run
+from campaigns.models import QrelsSet
+from engine.evaluate import Judgments, evaluate_run
+from engine.names import parse_measures
 from metrics.models import Evaluation, EvaluationRun
-from metrics.names import parse_measures
 from metrics.services import evaluation_run
 from metrics.sources import JudgmentSource
-from pooling.models import QrelsSet
 from tests.browser.conftest import LogIn
 from tests.conftest import demo_dir, demo_runs
 

@@ -6,16 +6,10 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
+from campaigns.services import campaign_create, membership_add, runs_import, topics_import
 from judging.models import Assignment
 from judging.services import assignments_create, judgment_record
-from pooling.services import (
-    campaign_create,
-    membership_add,
-    pool_build,
-    pool_commit,
-    runs_import,
-    topics_import,
-)
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.browser.conftest import LogIn
 from tests.conftest import demo_dir, demo_run_paths

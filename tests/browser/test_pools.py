@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
+from campaigns.services import campaign_create, membership_add, runs_import, topics_import
 from jobs.models import Job
 from pooling.models import Pool
-from pooling.services import campaign_create, membership_add, runs_import, topics_import
 from tests.browser.conftest import LogIn
 from tests.conftest import demo_dir, demo_run_paths
 

@@ -35,7 +35,7 @@ def _echo(job: Job, report: Progress) -> dict[str, Any]:
     if job.params.get("explode"):
         raise RuntimeError("boom")
     if job.params.get("refuse"):
-        from pooling.errors import CampaignDataError
+        from campaigns.errors import CampaignDataError
 
         raise CampaignDataError(["a.run:3: expected 6 columns", "a.run:9: NaN score"])
     contents = [Path(path).read_text(encoding="utf-8") for path, _ in job.params.get("files", [])]

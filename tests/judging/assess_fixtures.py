@@ -8,10 +8,12 @@ from typing import Any
 
 from django.test import Client
 
+from campaigns.models import Campaign, Document
+from campaigns.services import documents_import, runs_import, topics_import
 from judging.models import Assignment
 from judging.services import assignments_create
-from pooling.models import Campaign, Document, Pool
-from pooling.services import documents_import, pool_build, pool_commit, runs_import, topics_import
+from pooling.models import Pool
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 from tests.pooling.conftest import demo_dir, demo_run_paths

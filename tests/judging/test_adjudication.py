@@ -8,9 +8,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign
 from judging.models import Adjudication, Assignment
 from judging.services import assignments_create, judgment_record
-from pooling.models import Campaign, Pool
+from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from engine.evaluate import Judgments, evaluate_run
+from engine.names import parse_measures
+from engine.significance import kendall_tau_b, tau_ap
 from judging.agreement import agreement_report, report_as_dict, system_rankings
-from metrics.evaluate import Judgments, evaluate_run
-from metrics.names import parse_measures
-from metrics.significance import kendall_tau_b, tau_ap
 from trec.qrels import qrels_from_dict
 from trec.runs import Run, run_from_arrays
 

@@ -10,9 +10,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from campaigns.models import Campaign
 from judging.models import Assignment, Judgment, JudgmentEvent
 from judging.services import judgment_record
-from pooling.models import Campaign, Pool
+from pooling.models import Pool
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 from tests.judging.assess_fixtures import RUN_TAGS, assign, demo_pool, set_text

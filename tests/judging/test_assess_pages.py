@@ -19,10 +19,11 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign, Membership
+from campaigns.services import campaign_create, membership_add, membership_remove
 from judging.models import Assignment, Judgment
 from judging.services import judgment_record
-from pooling.models import Campaign, Membership, Pool
-from pooling.services import campaign_create, membership_add, membership_remove
+from pooling.models import Pool
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 from tests.judging.assess_fixtures import RUN_TAGS, assign, demo_pool, login, set_text

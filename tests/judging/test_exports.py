@@ -11,11 +11,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from campaigns.models import Campaign, Topic
+from campaigns.services import membership_add, runs_import, topics_import
 from judging.exports import CSV_COLUMNS, export_file
 from judging.models import Assignment
 from judging.services import JudgingRefused, adjudication_record, assignments_create, judgment_record
-from pooling.models import Campaign, PoolDocument, Topic
-from pooling.services import membership_add, pool_build, pool_commit, runs_import, topics_import
+from pooling.models import PoolDocument
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 from trec import read_mq_prel, read_prel, read_qrels

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.db import close_old_connections, connection
 
+from campaigns.models import Campaign, Topic
 from judging.models import Adjudication, Assignment, AssignmentItem, Judgment, JudgmentEvent
 from judging.services import (
     JudgingRefused,
@@ -20,7 +21,7 @@ from judging.services import (
     judgment_record,
     scale_set,
 )
-from pooling.models import Campaign, Pool, Topic
+from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 

@@ -10,9 +10,10 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from campaigns.access import has_role
+from campaigns.models import Campaign
 from judging.models import Assignment, AssignmentItem, Grade
-from pooling.access import has_role
-from pooling.models import Campaign, Pool
+from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
@@ -168,6 +169,6 @@ def assignments_create_for(campaign: Campaign, pool: Pool, people: list[Any]) ->
 
 
 def pool_topic(campaign: Campaign) -> Any:
-    from pooling.models import Topic
+    from campaigns.models import Topic
 
     return Topic.objects.get(campaign=campaign, number="401")

@@ -14,10 +14,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign
+from campaigns.services import runs_import, topics_import
 from judging.models import Adjudication, Assignment
 from judging.services import assignments_create, judgment_record
-from pooling.models import Campaign
-from pooling.services import pool_build, pool_commit, runs_import, topics_import
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 
@@ -335,7 +336,7 @@ def trio(campaign: Campaign, tmp_path: Path, assessor: Any, co_assessor: Any) ->
     """alice, bob and carol grade d1 (1, 1, 1) and d2 (1, 1, 0); bob cannot judge d3."""
     from django.contrib.auth import get_user_model
 
-    from pooling.services import membership_add
+    from campaigns.services import membership_add
 
     carol = get_user_model().objects.create_user(username="carol", password=PASSWORD)
     membership_add(campaign=campaign, user=carol, roles=["assessor"])

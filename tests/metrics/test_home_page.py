@@ -10,13 +10,13 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
+from campaigns.models import Campaign, QrelsSet
+from engine.evaluate import Judgments, evaluate_run
+from engine.names import parse_measures
 from metrics import selectors
-from metrics.evaluate import Judgments, evaluate_run
 from metrics.models import Evaluation
-from metrics.names import parse_measures
 from metrics.services import evaluation_run
 from metrics.sources import JudgmentSource
-from pooling.models import Campaign, QrelsSet
 from tests.conftest import demo_dir, demo_runs
 
 pytestmark = pytest.mark.django_db

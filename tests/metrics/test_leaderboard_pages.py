@@ -16,12 +16,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign, QrelsSet
+from campaigns.services import qrels_set_import
 from jobs.models import Job
 from metrics.models import Evaluation, EvaluationRun
 from metrics.services import evaluation_run
 from metrics.sources import JudgmentSource
-from pooling.models import Campaign, QrelsSet
-from pooling.services import qrels_set_import
 from tests.conftest import PASSWORD, demo_dir
 
 pytestmark = pytest.mark.django_db

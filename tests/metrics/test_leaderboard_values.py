@@ -1,7 +1,7 @@
 """The leaderboard's numbers are the engine's: stored values, downloads, sampled designs, significance.
 
 Each expected value is computed independently through the public engine API (``evaluate_run`` on
-the demo files, ``manage.py evaluate``, ``metrics.significance``) and compared exactly.
+the demo files, ``manage.py evaluate``, ``engine.significance``) and compared exactly.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign
+from engine.evaluate import Judgments, evaluate_run
+from engine.names import parse_measures
+from engine.significance import CompareSettings, compare_pairs, score_matrix
 from judging.services import assignments_create, judgment_record
-from metrics.evaluate import Judgments, evaluate_run
 from metrics.models import EvaluationRun
-from metrics.names import parse_measures
 from metrics.selectors import (
     BASE_SPECS,
     COLUMNS,
@@ -30,9 +32,7 @@ from metrics.selectors import (
     leaderboard,
 )
 from metrics.services import evaluation_run, significance_enqueue
-from metrics.significance import CompareSettings, compare_pairs, score_matrix
 from metrics.sources import JudgmentSource, source_judgments
-from pooling.models import Campaign
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import demo_dir, demo_run_paths, demo_runs

@@ -1,7 +1,7 @@
 """The live-estimates page and its JSON: who may see them, and the numbers they show.
 
 Judgments are recorded through the judging services on the demo collection; expected estimates are
-the formulas of metrics/estimates.py on counts this file derives itself from what it judged.
+the formulas of engine/estimates.py on counts this file derives itself from what it judged.
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign
+from engine.estimates import Stratum, design_estimate, hypergeometric_interval
+from engine.evaluate import evaluate_run
+from engine.names import parse_measures
 from jobs.models import Job
 from judging.models import Assignment
 from judging.services import assignment_next_item, assignments_create, judgment_record
 from metrics import live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
-from metrics.estimates import Stratum, design_estimate, hypergeometric_interval
-from metrics.evaluate import evaluate_run
-from metrics.names import parse_measures
 from metrics.sources import JudgmentSource, source_judgments
-from pooling.models import Campaign, Pool
+from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD, demo_runs

@@ -13,9 +13,9 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from openapi_spec_validator import validate
 
+from campaigns.models import Campaign
 from jobs.models import Job
 from metrics.models import Evaluation, EvaluationRun
-from pooling.models import Campaign
 from tests.metrics.test_leaderboard_pages import evaluate_reference, login, reference_set
 
 pytestmark = pytest.mark.django_db

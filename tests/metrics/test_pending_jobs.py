@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from campaigns.models import Campaign
 from jobs.models import Job
 from metrics.jobs import EVALUATE_JOB
 from metrics.selectors import evaluation_pending, source_key
 from metrics.sources import JudgmentSource
-from pooling.models import Campaign
 
 pytestmark = pytest.mark.django_db
 

@@ -12,14 +12,16 @@ import pytest
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 
+from campaigns.models import Campaign
+from campaigns.services import runs_import, topics_import
+from engine.evaluate import Judgments
 from jobs.models import Job
 from judging.services import assignments_create
 from metrics import live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
-from metrics.evaluate import Judgments
 from metrics.sources import JudgmentSource, source_judgments
 from pooling.diagnostics import DEFAULT_MEASURES, Reusability, leave_out_reusability
-from pooling.models import Campaign, Pool
-from pooling.services import pool_build, pool_commit, runs_import, topics_import
+from pooling.models import Pool
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import demo_dir, demo_run_paths, demo_runs
 from tests.metrics.test_live_pages import judge_first, login

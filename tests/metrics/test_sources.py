@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Topic
+from engine.evaluate import evaluate_run
+from engine.names import parse_measures
 from judging.services import assignments_create, judgment_record
-from metrics.evaluate import evaluate_run
-from metrics.names import parse_measures
 from metrics.sources import JudgmentSource, source_judgments
-from pooling.errors import CampaignDataError
-from pooling.models import Campaign, Topic
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 from tests.conftest import demo_runs

@@ -9,7 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from pooling.models import Campaign, Pool, Run
+from campaigns.models import Campaign, Run
+from pooling.models import Pool
 from pooling.strategies import depth_pool
 from tests.conftest import PASSWORD
 from tests.pooling.conftest import demo_dir, demo_run_paths, demo_runs

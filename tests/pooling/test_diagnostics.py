@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from metrics.evaluate import Judgments, evaluate_run
-from metrics.measures.base import EvalOptions
-from metrics.names import parse_measures
-from metrics.significance import kendall_tau_b, tau_ap
+from engine.evaluate import Judgments, evaluate_run
+from engine.measures.base import EvalOptions
+from engine.names import parse_measures
+from engine.significance import kendall_tau_b, tau_ap
 from pooling.diagnostics import (
     cutoff_ties,
     judged_at_k,
@@ -380,7 +380,7 @@ def test_leave_out_is_unchanged_when_the_qrels_index_falls_back_to_exact_search(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # every docno hashing alike makes the qrels keys collide: lookups then go by exact search
-    monkeypatch.setattr("metrics.evaluate.hash_strings", lambda v: np.zeros(len(v), dtype=np.uint64))
+    monkeypatch.setattr("engine.evaluate.hash_strings", lambda v: np.zeros(len(v), dtype=np.uint64))
     judgments = Judgments(QRELS)
     exact = leave_out_reusability(RUNS, judgments, measures=["map"]).measures["map"]
     assert exact.reduced.tolist() == pytest.approx([(1 / 2) / 2, (1 / 1) / 2, MAP_C])

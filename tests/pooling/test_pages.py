@@ -10,8 +10,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.models import Campaign, Document, QrelsSet, Run, Topic
 from jobs.models import Job
-from pooling.models import Campaign, Document, Pool, QrelsSet, Run, Topic
+from pooling.models import Pool
 from pooling.spec import PoolSpec
 from tests.conftest import PASSWORD
 from tests.pooling.conftest import demo_dir, demo_run_paths, demo_runs
@@ -49,26 +50,26 @@ def follow_job(web: Client, response: object) -> Job:
 
 def test_campaign_list_shows_only_campaigns_with_a_role(web: Client, campaign: Campaign) -> None:
     Campaign.objects.create(slug="secret", name="Someone else's")
-    page = web.get(reverse("pooling:campaigns")).content.decode()
+    page = web.get(reverse("campaigns:campaigns")).content.decode()
     assert "TREC demo" in page
     assert "Someone else" not in page
 
 
 def test_organizer_creates_a_campaign_and_becomes_its_organizer(web: Client) -> None:
-    response = web.post(reverse("pooling:campaigns"), {"slug": "robust-2026", "name": "Robust 2026"})
+    response = web.post(reverse("campaigns:campaigns"), {"slug": "robust-2026", "name": "Robust 2026"})
     assert response.status_code == 302
-    assert response["Location"] == reverse("pooling:campaign", args=["robust-2026"])
+    assert response["Location"] == reverse("campaigns:campaign", args=["robust-2026"])
     assert "Robust 2026" in web.get(response["Location"]).content.decode()
 
 
 def test_a_bad_campaign_slug_is_explained(web: Client) -> None:
-    response = web.post(reverse("pooling:campaigns"), {"slug": "has spaces"})
+    response = web.post(reverse("campaigns:campaigns"), {"slug": "has spaces"})
     assert response.status_code == 200
     assert "slug" in response.content.decode() and not Campaign.objects.filter(name="has spaces").exists()
 
 
 def test_import_topics_then_runs_through_the_page(web: Client, campaign: Campaign) -> None:
-    url = reverse("pooling:import", args=[campaign.slug])
+    url = reverse("campaigns:import", args=[campaign.slug])
     job = follow_job(
         web, web.post(url, {"what": "topics", "format": "auto", "files": upload(demo_dir() / "topics.txt")})
     )
@@ -88,7 +89,7 @@ def test_validate_only_reports_errors_with_the_uploaded_name_and_line_and_stores
     web: Client, loaded: Campaign
 ) -> None:
     bad = b"401 Q0 d1 1 0.5 mine\n401 Q0 d1 2 0.4 mine\n999 Q0 d2 1 nan mine\n"
-    url = reverse("pooling:import", args=[loaded.slug])
+    url = reverse("campaigns:import", args=[loaded.slug])
     job = follow_job(
         web,
         web.post(
@@ -109,7 +110,7 @@ def test_a_refused_run_import_keeps_what_was_stored(web: Client, loaded: Campaig
     before = Run.objects.filter(campaign=loaded).count()
     good = b"401 Q0 d1 1 0.5 fresh\n"
     bad = b"401 Q0 d1 1 0.5 broken\n401 Q0 d2 2 abc broken\n"
-    url = reverse("pooling:import", args=[loaded.slug])
+    url = reverse("campaigns:import", args=[loaded.slug])
     files = [SimpleUploadedFile("fresh.run", good), SimpleUploadedFile("broken.run", bad)]
     job = follow_job(web, web.post(url, {"what": "runs", "validate_only": "false", "files": files}))
     assert job.status == Job.Status.FAILED
@@ -120,7 +121,7 @@ def test_a_refused_run_import_keeps_what_was_stored(web: Client, loaded: Campaig
 
 
 def test_a_malformed_topics_file_names_file_and_line(web: Client, campaign: Campaign) -> None:
-    url = reverse("pooling:import", args=[campaign.slug])
+    url = reverse("campaigns:import", args=[campaign.slug])
     bad = SimpleUploadedFile("topics.tsv", b"51\tfirst\n52\n")
     job = follow_job(web, web.post(url, {"what": "topics", "format": "tsv", "files": bad}))
     assert job.status == Job.Status.FAILED
@@ -129,7 +130,7 @@ def test_a_malformed_topics_file_names_file_and_line(web: Client, campaign: Camp
 
 
 def test_an_import_form_without_files_is_refused_on_the_page(web: Client, campaign: Campaign) -> None:
-    response = web.post(reverse("pooling:import", args=[campaign.slug]), {"what": "runs"})
+    response = web.post(reverse("campaigns:import", args=[campaign.slug]), {"what": "runs"})
     assert response.status_code == 200
     assert "files" in response.content.decode()
     assert not Job.objects.exists()
@@ -188,7 +189,7 @@ def test_documents_import_keeps_only_pooled_documents(web: Client, loaded: Campa
     job = follow_job(
         web,
         web.post(
-            reverse("pooling:import", args=[loaded.slug]),
+            reverse("campaigns:import", args=[loaded.slug]),
             {"what": "documents", "only_needed": "true", "files": upload(demo_dir() / "documents.tsv")},
         ),
     )
@@ -203,7 +204,7 @@ def test_diagnostics_with_imported_judgments(web: Client, loaded: Campaign) -> N
     job = follow_job(
         web,
         web.post(
-            reverse("pooling:import", args=[loaded.slug]),
+            reverse("campaigns:import", args=[loaded.slug]),
             {"what": "qrels", "name": "ref", "files": upload(demo_dir() / "qrels.txt")},
         ),
     )

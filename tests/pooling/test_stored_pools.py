@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pooling.errors import CampaignDataError
-from pooling.models import Campaign, Pool, PoolDocument
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign
+from pooling.models import Pool, PoolDocument
 from pooling.selectors import pool_as_core, pools_needed_docnos
 from pooling.services import pool_build, pool_commit, pool_discard, queue_next, queue_record
 from pooling.services.queues import forget_cached_queues, queue_judged

@@ -7,10 +7,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from campaigns.errors import CampaignDataError, CampaignNotFound
+from campaigns.selectors import campaign_get
 from judging.consensus import RULES
 from judging.exports import EXPORT_KINDS, export_file
-from pooling.errors import CampaignDataError, CampaignNotFound
-from pooling.selectors import campaign_get
 from trec.io import open_text_out
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.evaluate import Judgments
-from metrics.measures.base import EvalOptions, Measure
-from metrics.names import MeasureError, parse_measures
-from metrics.significance import (
+from engine.evaluate import Judgments
+from engine.measures.base import EvalOptions, Measure
+from engine.names import MeasureError, parse_measures
+from engine.significance import (
     CORRECTIONS,
     TESTS,
     CompareSettings,

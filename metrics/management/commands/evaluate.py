@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from metrics.cli import EVALUATE_HELP, UsageError, add_evaluate_arguments, run_evaluate
+from engine.cli import EVALUATE_HELP, UsageError, add_evaluate_arguments, run_evaluate
 
 
 class Command(BaseCommand):

@@ -17,20 +17,19 @@ from django.contrib.auth.models import Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from metrics.services import evaluation_run
-from metrics.sources import JudgmentSource
-from pooling.models import Campaign, Membership
-from pooling.selectors import pools_needed_docnos
-from pooling.services import (
+from campaigns.models import Campaign, Membership
+from campaigns.services import (
     campaign_create,
     documents_import,
     membership_add,
-    pool_build,
-    pool_commit,
     qrels_set_import,
     runs_import,
     topics_import,
 )
+from metrics.services import evaluation_run
+from metrics.sources import JudgmentSource
+from pooling.selectors import pools_needed_docnos
+from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
 
 DEMO_SLUG = "demo"
@@ -47,7 +46,7 @@ class Command(BaseCommand):
         user.set_password(password)
         user.save()
         user.user_permissions.add(
-            Permission.objects.get(codename="add_campaign", content_type__app_label="pooling")
+            Permission.objects.get(codename="add_campaign", content_type__app_label="campaigns")
         )
         verb = "created" if created else "reset"
         self.stdout.write(f"demo organizer {verb}: log in as '{username}' with password '{password}'")

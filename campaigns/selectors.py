@@ -1,0 +1,151 @@
+"""Reads of campaign data for pages, commands and the pooling services."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Collection, Sequence
+
+import numpy as np
+from django.db.models import QuerySet
+
+from campaigns.errors import CampaignNotFound
+from campaigns.models import Campaign, Document, QrelsSet, Run, RunDocument, Topic
+from campaigns.validation import RunReport, validate_run
+from trec import Qrels, read_qrels
+from trec import Run as RankedRun
+from trec.io import PathLike
+from trec.runs import run_from_arrays
+
+
+def campaign_get(*, slug: str) -> Campaign:
+    try:
+        return Campaign.objects.get(slug=slug)
+    except Campaign.DoesNotExist:
+        raise CampaignNotFound(f"no campaign '{slug}' (create it with --create)") from None
+
+
+def campaign_topic_numbers(*, campaign: Campaign) -> list[str]:
+    return list(Topic.objects.filter(campaign=campaign).order_by("number").values_list("number", flat=True))
+
+
+def campaign_runs(*, campaign: Campaign) -> QuerySet[Run]:
+    return Run.objects.filter(campaign=campaign).select_related("group").order_by("tag")
+
+
+def campaign_taken_tags(*, campaign: Campaign) -> dict[str, str]:
+    """The campaign's run tags, each with the phrase the validation report gives for reusing it."""
+    return {
+        tag: f"is already the tag of a run in campaign '{campaign.slug}'"
+        for tag in Run.objects.filter(campaign=campaign).values_list("tag", flat=True)
+    }
+
+
+def runs_check(
+    *,
+    campaign: Campaign,
+    paths: Sequence[PathLike],
+    max_docs: int | None = None,
+    filenames: Sequence[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[RunReport]:
+    """The validation reports the import would give, without storing anything.
+
+    ``filenames``: the names to show when ``paths`` are temporary copies of uploads.
+    """
+    topics = campaign_topic_numbers(campaign=campaign)
+    taken = campaign_taken_tags(campaign=campaign)
+    limit = campaign.max_docs_per_topic if max_docs is None else max_docs
+    names = [str(p) for p in paths] if filenames is None else list(filenames)
+    reports = []
+    for i, (path, name) in enumerate(zip(paths, names, strict=True)):
+        report = validate_run(path, topics=topics, max_docs=limit, taken_tags=taken)
+        report.shown_as(name)
+        if report.tag and report.tag not in taken:
+            taken[report.tag] = f"is also the tag of {name}"
+        reports.append(report)
+        if progress is not None:
+            progress("validating runs", i + 1, len(paths))
+    return reports
+
+
+def run_ranking(*, run: Run, depth: int | None = None, numbers: dict[int, str] | None = None) -> RankedRun:
+    """A stored run as the format layer's Run (canonical order), optionally only its top ``depth``.
+
+    ``numbers`` (topic id -> number) saves a query per run when many runs of a campaign are read.
+    """
+    rows = RunDocument.objects.filter(run=run)
+    if depth is not None:
+        rows = rows.filter(rank__lte=depth)
+    if numbers is None:
+        numbers = dict(Topic.objects.filter(campaign_id=run.campaign_id).values_list("id", "number"))
+    # by the ids, not "topic": ordering by the relation would join Topic for its Meta ordering
+    values = list(rows.order_by("topic_id", "rank").values_list("topic_id", "docno", "score"))
+    if not values:
+        empty = np.zeros(0, dtype="S1")
+        return run_from_arrays(run.tag, empty, empty, np.zeros(0), tag=run.tag)
+    topic_ids, docnos, scores = zip(*values, strict=True)
+    qids = np.array([numbers[t].encode() for t in topic_ids], dtype=bytes)
+    return run_from_arrays(
+        run.tag,
+        qids,
+        np.array([d.encode() for d in docnos], dtype=bytes),
+        np.array(scores, dtype=np.float64),
+        tag=run.tag,
+    )
+
+
+def document_get(*, campaign: Campaign, docno: str) -> Document | None:
+    return Document.objects.filter(campaign=campaign, docno=docno).first()
+
+
+def documents_stored(*, campaign: Campaign, docnos: Collection[str] | None = None) -> set[str]:
+    """The docnos with stored text: all of the campaign's, or those among ``docnos``."""
+    stored = Document.objects.filter(campaign=campaign)
+    if docnos is None:
+        return set(stored.values_list("docno", flat=True))
+    wanted = sorted(set(docnos))
+    found: set[str] = set()
+    for a in range(0, len(wanted), 500):  # a bounded IN list: SQLite caps a statement's parameters
+        found.update(stored.filter(docno__in=wanted[a : a + 500]).values_list("docno", flat=True))
+    return found
+
+
+def documents_missing(*, campaign: Campaign, docnos: Collection[str]) -> list[str]:
+    """Which of ``docnos`` have no stored text (to import before judging starts)."""
+    found = documents_stored(campaign=campaign, docnos=docnos)
+    return sorted(set(docnos) - found)
+
+
+def campaign_rankings(
+    *,
+    runs: Sequence[Run],
+    depth: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[RankedRun]:
+    out = []
+    campaigns = {r.campaign_id for r in runs}
+    numbers = dict(Topic.objects.filter(campaign_id__in=campaigns).values_list("id", "number"))
+    for i, run in enumerate(runs):
+        out.append(run_ranking(run=run, depth=depth, numbers=numbers))
+        if progress is not None:
+            progress("reading runs", i + 1, len(runs))
+    return out
+
+
+def campaign_qrels_sets(*, campaign: Campaign) -> QuerySet[QrelsSet]:
+    return QrelsSet.objects.filter(campaign=campaign).defer("content").order_by("name")
+
+
+def qrels_set_load(*, qrels_set: QrelsSet) -> Qrels:
+    content = QrelsSet.objects.filter(pk=qrels_set.pk).values_list("content", flat=True).get()
+    # the format layer reads files (gzip transparently); a temporary file keeps one parser
+    fd, name = tempfile.mkstemp(suffix=".qrels.gz")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(bytes(content))
+        return read_qrels(name)
+    finally:
+        os.unlink(name)
+
+

@@ -1,0 +1,38 @@
+"""Writes of the campaign kernel: the campaign, its imports (topics, runs, documents, qrels) and its members.
+
+Every service is atomic and keyword-only.
+"""
+
+from campaigns.services.imports import (
+    DOCUMENT_BATCH,
+    INSERT_BATCH,
+    DocumentImportResult,
+    ProgressCallback,
+    RunImportResult,
+    TopicImportResult,
+    campaign_create,
+    documents_import,
+    run_import,
+    runs_import,
+    topics_import,
+)
+from campaigns.services.members import member_invite, membership_add, membership_remove
+from campaigns.services.qrels import qrels_set_import
+
+__all__ = [
+    "DOCUMENT_BATCH",
+    "INSERT_BATCH",
+    "DocumentImportResult",
+    "ProgressCallback",
+    "RunImportResult",
+    "TopicImportResult",
+    "campaign_create",
+    "documents_import",
+    "member_invite",
+    "membership_add",
+    "membership_remove",
+    "qrels_set_import",
+    "run_import",
+    "runs_import",
+    "topics_import",
+]

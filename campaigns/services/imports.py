@@ -1,0 +1,445 @@
+"""Writes of campaign data: campaigns, topics, runs and documents. Every service is atomic.
+
+Imports validate before they write, and a refused or failed import raises inside its transaction,
+so nothing of it remains and nothing stored before is touched. Run lines are the bulk of a
+campaign (5M for 100 runs x 50 topics x 1000 documents): they bypass the ORM and go in with
+PostgreSQL's binary ``COPY`` or, on SQLite, one ``executemany`` per batch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import repeat
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from campaigns.errors import CampaignDataError, ImportRefused
+from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
+from campaigns.selectors import campaign_taken_tags, documents_stored
+from campaigns.services.bulk import columns_of, rows_insert
+from campaigns.validation import (
+    DEFAULT_MAX_DOCS,
+    DOCNO_MAX_LENGTH,
+    TOPIC_MAX_LENGTH,
+    CheckedRun,
+    Code,
+    RunReport,
+    Severity,
+    check_run,
+)
+from trec import FormatError, read_topics
+from trec import Run as RankedRun
+from trec.documents import DocumentReader
+from trec.io import PathLike
+
+
+class ProgressCallback(Protocol):
+    """Told how far an import is: ``phase`` names the work, ``done`` of ``total`` (bytes or files)."""
+
+    def __call__(self, phase: str, done: int, total: int, /) -> None: ...
+
+
+def _quiet(phase: str, done: int, total: int, /) -> None:
+    pass
+
+
+# ---------------------------------------------------------------------------------------- campaigns
+
+
+def campaign_create(
+    *, slug: str, name: str = "", description: str = "", max_docs_per_topic: int = DEFAULT_MAX_DOCS
+) -> Campaign:
+    try:
+        validate_slug(slug)
+    except ValidationError as exc:
+        raise CampaignDataError(
+            f"'{slug}' is not a valid campaign slug (letters, digits, hyphens, underscores)"
+        ) from exc
+    if Campaign.objects.filter(slug=slug).exists():
+        raise CampaignDataError(f"campaign '{slug}' already exists")
+    if max_docs_per_topic < 1:
+        raise CampaignDataError("a campaign must allow at least one document per topic")
+    return Campaign.objects.create(
+        slug=slug, name=name or slug, description=description, max_docs_per_topic=max_docs_per_topic
+    )
+
+
+# ------------------------------------------------------------------------------------------- topics
+
+
+@dataclass(frozen=True)
+class TopicImportResult:
+    created: int
+    updated: int
+    unchanged: int
+
+
+@transaction.atomic
+def topics_import(
+    *, campaign: Campaign, path: PathLike, fmt: str = "auto", progress: ProgressCallback | None = None
+) -> TopicImportResult:
+    """Add the file's topics to the campaign and update changed texts; topics are never removed
+    (runs and judgments refer to them)."""
+    progress = progress or _quiet
+    try:
+        topics = read_topics(path, fmt)
+    except FormatError as exc:
+        raise ImportRefused(str(exc)) from exc
+    problems = [
+        f"{path}: topic id '{t.number[:60]}' is longer than {TOPIC_MAX_LENGTH} characters"
+        for t in topics
+        if len(t.number) > TOPIC_MAX_LENGTH
+    ] + [
+        # run files split on whitespace: no run could ever name this topic
+        f"{path}: topic id '{t.number[:60]}' contains whitespace"
+        for t in topics
+        if any(c.isspace() for c in t.number)
+    ]
+    if problems:
+        raise ImportRefused(problems)
+    existing = {t.number: t for t in Topic.objects.filter(campaign=campaign)}
+    created: list[Topic] = []
+    updated: list[Topic] = []
+    for t in topics:
+        old = existing.get(t.number)
+        if old is None:
+            created.append(
+                Topic(
+                    campaign=campaign,
+                    number=t.number,
+                    title=t.title,
+                    description=t.description,
+                    narrative=t.narrative,
+                )
+            )
+        elif (old.title, old.description, old.narrative) != (t.title, t.description, t.narrative):
+            old.title, old.description, old.narrative = t.title, t.description, t.narrative
+            updated.append(old)
+    Topic.objects.bulk_create(created)
+    Topic.objects.bulk_update(updated, ["title", "description", "narrative"])
+    progress("importing topics", len(topics), len(topics))
+    return TopicImportResult(len(created), len(updated), len(topics) - len(created) - len(updated))
+
+
+# --------------------------------------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True)
+class RunImportResult:
+    runs: list[Run]
+    reports: list[RunReport]  # one per file, in order, warnings included
+
+
+def _checked_runs(paths: Sequence[PathLike], **options: object) -> Iterator[CheckedRun]:
+    """Check the files in order, reading the next one on a thread while the caller stores this one.
+
+    Parsing is numpy work that releases the GIL, storing mostly waits on the database, so the two
+    overlap; at most two parsed runs are held at a time.
+    """
+    if not paths:
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-check") as pool:
+        pending = pool.submit(check_run, paths[0], **options)  # type: ignore[arg-type]
+        for i in range(len(paths)):
+            checked = pending.result()
+            if i + 1 < len(paths):
+                pending = pool.submit(check_run, paths[i + 1], **options)  # type: ignore[arg-type]
+            yield checked
+
+
+def runs_import(
+    *,
+    campaign: Campaign,
+    paths: Sequence[PathLike],
+    group: str | None = None,
+    priority: int | None = None,
+    max_docs: int | None = None,
+    submitted_at: datetime | None = None,
+    filenames: Sequence[str] | None = None,
+    progress: ProgressCallback | None = None,
+) -> RunImportResult:
+    """Validate and store run files, all or none.
+
+    ``group``: the participating team's name (created when new). ``priority``: the first file's
+    judging priority within the group, the next files counting up; by default after the group's
+    existing runs. ``max_docs``: documents allowed per topic (default: the campaign's limit).
+    ``filenames``: the names to record when ``paths`` are temporary copies of uploads.
+    Every file is checked even after one fails, so the refusal reports all their problems.
+    """
+    progress = progress or _quiet
+    topic_pks = dict(Topic.objects.filter(campaign=campaign).values_list("number", "id"))
+    if not topic_pks:
+        raise ImportRefused(
+            f"campaign '{campaign.slug}' has no topics yet: import its topics before its runs"
+        )
+    names = list(filenames) if filenames is not None else [Path(p).name for p in paths]
+    if len(names) != len(paths):
+        raise CampaignDataError("one file name is needed per run file")
+    taken = campaign_taken_tags(campaign=campaign)
+    limit = campaign.max_docs_per_topic if max_docs is None else max_docs
+    stamp = submitted_at or timezone.now()
+    with transaction.atomic():
+        group_obj = Group.objects.get_or_create(campaign=campaign, name=group)[0] if group else None
+        next_priority = _first_priority(group_obj, priority, len(paths))
+        runs: list[Run] = []
+        reports: list[RunReport] = []
+        refused = False
+        # the checking thread gets its own copy: tags of this batch are added here as files pass
+        checked_runs = _checked_runs(paths, topics=topic_pks.keys(), max_docs=limit, taken_tags=dict(taken))
+        for done, (name, checked) in enumerate(zip(names, checked_runs, strict=True)):
+            report = checked.report
+            if filenames is not None:
+                report.shown_as(name)
+            reports.append(report)
+            if report.ok and report.tag in taken:  # a tag used twice within this batch
+                report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{report.tag}' {taken[report.tag]}")
+            refused = refused or not report.ok or checked.run is None
+            if not refused:
+                assert checked.run is not None
+                run = Run.objects.create(
+                    campaign=campaign,
+                    tag=report.tag,
+                    group=group_obj,
+                    priority=next_priority,
+                    original_filename=name[:255],
+                    submitted_at=stamp,
+                    topic_count=len(checked.run.topics),
+                    document_count=len(checked.run),
+                    warnings=report.render(Severity.WARNING),
+                )
+                _store_ranking(run, checked.run, topic_pks)
+                runs.append(run)
+                next_priority += 1
+            if report.tag:
+                taken[report.tag] = f"is also the tag of {name}"
+            progress("importing runs", done + 1, len(paths))
+        if refused:
+            raise ImportRefused([line for r in reports for line in r.render()], reports)
+    return RunImportResult(runs, reports)
+
+
+def run_import(
+    *,
+    campaign: Campaign,
+    path: PathLike,
+    group: str | None = None,
+    priority: int | None = None,
+    max_docs: int | None = None,
+    submitted_at: datetime | None = None,
+    filename: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> Run:
+    """Validate and store one run file (see :func:`runs_import`)."""
+    result = runs_import(
+        campaign=campaign,
+        paths=[path],
+        group=group,
+        priority=priority,
+        max_docs=max_docs,
+        submitted_at=submitted_at,
+        filenames=None if filename is None else [filename],
+        progress=progress,
+    )
+    return result.runs[0]
+
+
+def _file_size(path: PathLike) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # the check reports the file as unreadable
+
+
+def _first_priority(group: Group | None, priority: int | None, count: int) -> int:
+    if group is None:
+        return priority or 1
+    if priority is None:
+        top = Run.objects.filter(group=group).aggregate(top=Max("priority"))["top"]
+        return (top or 0) + 1
+    if priority < 1:
+        raise ImportRefused("a run's priority is 1 (judged first) or more")
+    clash = Run.objects.filter(group=group, priority__gte=priority, priority__lt=priority + count)
+    if clash.exists():
+        taken = ", ".join(f"{r.tag} ({r.priority})" for r in clash.order_by("priority"))
+        raise ImportRefused(f"group '{group.name}' already has runs at those priorities: {taken}")
+    return priority
+
+
+# Rows per statement or COPY chunk: large enough that per-batch overhead vanishes, small enough
+# that the Python objects of one batch stay a few tens of MB.
+INSERT_BATCH = 100_000
+_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # header with no flags and no extension
+_COPY_TRAILER = b"\xff\xff"
+
+
+def _store_ranking(run: Run, ranked: RankedRun, topic_pks: dict[str, int]) -> None:
+    """Insert a run's lines at their canonical ranks (``ranked`` is in canonical order)."""
+    sizes = np.diff(ranked.offsets)
+    topic_ids = np.repeat(np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64), sizes)
+    ranks = np.arange(len(ranked), dtype=np.int64) - np.repeat(ranked.offsets[:-1], sizes) + 1
+    store = _copy_rows if connection.vendor == "postgresql" else _insert_rows
+    store(run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
+
+
+RUN_COLUMNS = ("run", "topic", "rank", "docno", "score")
+
+
+def _insert_rows(
+    run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
+) -> None:
+    for a in range(0, len(ranks), INSERT_BATCH):
+        b = a + INSERT_BATCH
+        rows = zip(
+            repeat(run_pk),
+            topic_ids[a:b].tolist(),
+            ranks[a:b].tolist(),
+            _as_text(docnos[a:b]),
+            scores[a:b].tolist(),
+            strict=False,
+        )
+        rows_insert(RunDocument, RUN_COLUMNS, rows)
+
+
+def _as_text(docnos: np.ndarray) -> list[str]:
+    try:
+        return docnos.astype("U").tolist()  # numpy decodes ASCII only, the common case, in C
+    except UnicodeDecodeError:
+        return [d.decode("utf-8") for d in docnos.tolist()]  # validation guaranteed UTF-8
+
+
+def _copy_rows(
+    run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
+) -> None:
+    table, columns = columns_of(RunDocument, RUN_COLUMNS)
+    sql = f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)"
+    # Django's cursor wrapper does not expose psycopg's copy(); the cursor it wraps does
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        copy.write(_COPY_SIGNATURE)
+        for a in range(0, len(ranks), INSERT_BATCH):
+            b = a + INSERT_BATCH
+            copy.write(_binary_records(run_pk, topic_ids[a:b], ranks[a:b], docnos[a:b], scores[a:b]))
+        copy.write(_COPY_TRAILER)
+
+
+def _binary_records(
+    run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
+) -> bytes:
+    """Rows in PostgreSQL's binary COPY format, built by numpy rather than row by row in Python.
+
+    A binary row is a field count then (length, big-endian value) per field. The docno is the only
+    variable-length field, so rows are built in one fixed-layout record array per docno length;
+    the order of rows in a COPY does not matter.
+    """
+    width = docnos.dtype.itemsize
+    chars = np.ascontiguousarray(docnos).view(np.uint8).reshape(len(docnos), width)
+    lengths = (chars != 0).sum(axis=1)  # tokens never hold NUL bytes, so this is each docno's length
+    parts = []
+    for length in np.unique(lengths).tolist():
+        rows = np.flatnonzero(lengths == length)
+        layout = np.dtype(
+            [
+                ("fields", ">i2"),
+                ("run_len", ">i4"),
+                ("run", ">i8"),
+                ("topic_len", ">i4"),
+                ("topic", ">i8"),
+                ("rank_len", ">i4"),
+                ("rank", ">i4"),
+                ("docno_len", ">i4"),
+                ("docno", f"S{length}"),
+                ("score_len", ">i4"),
+                ("score", ">f8"),
+            ]
+        )
+        rec = np.empty(len(rows), dtype=layout)
+        rec["fields"] = 5
+        rec["run_len"], rec["run"] = 8, run_pk
+        rec["topic_len"], rec["topic"] = 8, topic_ids[rows]
+        rec["rank_len"], rec["rank"] = 4, ranks[rows]
+        rec["docno_len"], rec["docno"] = length, docnos[rows]
+        rec["score_len"], rec["score"] = 8, scores[rows]
+        parts.append(rec.tobytes())
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------------------------------- documents
+
+
+@dataclass(frozen=True)
+class DocumentImportResult:
+    stored: int
+    already_stored: int  # needed and already in the campaign: left as they were
+    not_needed: int  # read but in no pool
+    duplicates: list[str]  # docnos read twice (the first was kept)
+    without_text: list[str]  # docnos read with no text: not stored
+    not_found: list[str]  # needed docnos in no file and not stored before
+
+
+DOCUMENT_BATCH = 2_000
+
+
+@transaction.atomic
+def documents_import(
+    *,
+    campaign: Campaign,
+    paths: Sequence[PathLike],
+    fmt: str = "auto",
+    needed: Collection[str] | None = None,
+    progress: ProgressCallback | None = None,
+) -> DocumentImportResult:
+    """Store the documents assessors will read: only the ``needed`` docnos (what the pools hold)
+    when given, else every document. Documents already stored are kept as they are; a document
+    without text is not stored but reported, so a later file can supply it."""
+    progress = progress or _quiet
+    wanted = None if needed is None else set(needed)
+    existing = documents_stored(campaign=campaign, docnos=wanted)
+    sizes = [_file_size(p) for p in paths]
+    total, before = sum(sizes), 0
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    without_text: list[str] = []
+    batch: list[Document] = []
+    stored = already = not_needed = 0
+    for path, size in zip(paths, sizes, strict=True):
+        reader = DocumentReader(path, fmt)
+        try:
+            for doc in reader:
+                if wanted is not None and doc.docno not in wanted:
+                    not_needed += 1
+                    continue
+                if doc.docno in seen:
+                    duplicates.append(doc.docno)
+                    continue
+                seen.add(doc.docno)
+                if doc.docno in existing:
+                    already += 1
+                elif not doc.text:
+                    without_text.append(doc.docno)
+                elif len(doc.docno) > DOCNO_MAX_LENGTH:
+                    raise FormatError(
+                        str(path), doc.line, f"docno is longer than {DOCNO_MAX_LENGTH} characters"
+                    )
+                else:
+                    batch.append(Document(campaign=campaign, docno=doc.docno, title=doc.title, text=doc.text))
+                if len(batch) >= DOCUMENT_BATCH:
+                    stored += len(Document.objects.bulk_create(batch))
+                    batch = []
+                    progress("importing documents", before + min(reader.position, size), total)
+        except FormatError as exc:
+            raise ImportRefused(str(exc)) from exc
+        before += size
+        progress("importing documents", before, total)
+    stored += len(Document.objects.bulk_create(batch))
+    not_found = sorted(wanted - seen - existing) if wanted is not None else []
+    return DocumentImportResult(stored, already, not_needed, duplicates, without_text, not_found)

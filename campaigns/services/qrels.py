@@ -1,0 +1,42 @@
+"""Writes of pools, external judgments and memberships."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+from django.db import transaction
+
+from campaigns.errors import ImportRefused
+from campaigns.models import Campaign, QrelsSet
+from trec import FormatError, read_qrels
+from trec.io import PathLike
+
+
+@transaction.atomic
+def qrels_set_import(
+    *, campaign: Campaign, path: PathLike, name: str = "", filename: str | None = None
+) -> QrelsSet:
+    """Keep a qrels file (e.g. last round's judgments) for diagnostics; refused whole if malformed."""
+    shown = filename or Path(path).name
+    name = (name or Path(shown).stem).strip()[:100]
+    if QrelsSet.objects.filter(campaign=campaign, name=name).exists():
+        raise ImportRefused(f"campaign '{campaign.slug}' already has judgments named '{name}'")
+    try:
+        qrels = read_qrels(path)
+    except FormatError as exc:
+        raise ImportRefused(str(exc).replace(str(path), shown)) from exc
+    raw = Path(path).read_bytes()
+    content = raw if raw[:2] == b"\x1f\x8b" else gzip.compress(raw, compresslevel=6)
+    return QrelsSet.objects.create(
+        campaign=campaign,
+        name=name,
+        original_filename=shown[:255],
+        content=content,
+        line_count=len(qrels.docnos),
+        topic_count=len(qrels.topics),
+        relevant_count=int(np.count_nonzero(qrels.rels >= 1)),
+    )
+
+

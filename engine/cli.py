@@ -1,0 +1,225 @@
+"""The evaluate command's logic, free of Django: ``manage.py evaluate`` runs it without setting Django up."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
+from engine.evaluate import Judgments, evaluate_files
+from engine.measures.base import EvalOptions
+from engine.names import MeasureError, parse_measures
+from engine.output import Writer
+from trec import FormatError, read_mq_prel, read_prel, read_qrels
+from trec.cli import UsageError, run_command
+from trec.progress import Progress, TextOut
+from trec.runs import run_name_from_path
+
+EVALUATE_HELP = (
+    "Evaluate runs against qrels exactly as trec_eval 10.0 (and sample_eval.pl with --prel). "
+    "Example: manage.py evaluate -q -m map -m P.10 -m ndcg_cut.10 qrels.txt runs/*.run"
+)
+
+
+def add_evaluate_arguments(parser: ArgumentParser) -> None:
+    parser.add_argument("qrels", help="qrels file (or a prel with --prel / --mq-prel); gzip is fine")
+    parser.add_argument("runs", nargs="+", help="run files: qid Q0 docno rank score tag")
+    parser.add_argument("-q", dest="per_topic", action="store_true", help="print per-topic values too")
+    parser.add_argument(
+        "-c", dest="complete", action="store_true", help="average over every qrels topic (missing = 0)"
+    )
+    parser.add_argument(
+        "-J", dest="judged_only", action="store_true", help="judged documents only (condensed lists)"
+    )
+    parser.add_argument(
+        "-l", dest="level", type=int, default=1, help="relevance level: rel >= LEVEL (default 1)"
+    )
+    parser.add_argument(
+        "-M", dest="max_docs", type=int, default=None, help="evaluate only the top N per topic"
+    )
+    parser.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        default=None,
+        help="measure or group: map, P.5,10, ndcg_cut.10, all_trec, official, nDCG@10, P(rel=2)@10, "
+        "Bpref, Judged@10 ... (repeatable)",
+    )
+    design = parser.add_mutually_exclusive_group()
+    design.add_argument(
+        "--prel",
+        action="store_true",
+        help="QRELS is a sample_eval prel 'qid iter docno stratum rel' (enables xinfAP, xinfNDCG, iP_k)",
+    )
+    design.add_argument(
+        "--mq-prel",
+        action="store_true",
+        help="QRELS is a Million Query prel 'qid docno rel method iprob' (enables statAP)",
+    )
+    parser.add_argument(
+        "--sample-version",
+        choices=["trec2011", "trecvid2012"],
+        default="trec2011",
+        help="which sample_eval.pl to reproduce (default trec2011)",
+    )
+    parser.add_argument(
+        "--prior",
+        choices=["third", "half"],
+        default="third",
+        help="xinfAP's empty-sample prior: sample_eval's 1/3 (default) or trec_eval's 1/2",
+    )
+    parser.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
+    parser.add_argument("--format", choices=["trec", "json", "csv"], default="trec", dest="fmt")
+    parser.add_argument(
+        "--trec-eval-layout",
+        action="store_true",
+        help="pad the measure column as trec_eval does, for byte-identical diffs",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="runs read and evaluated concurrently in this process (default: up to 4, one per core)",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="progress bar on stderr (auto: when stderr is a terminal and there are several runs)",
+    )
+
+
+def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
+    """Evaluate ``opts['runs']`` against ``opts['qrels']``; raises :class:`UsageError` on bad input."""
+    if opts["max_docs"] is not None and opts["max_docs"] < 1:
+        raise UsageError("-M takes a positive number of documents")
+    if opts["digits"] < 0 or opts["digits"] > 17:
+        raise UsageError("--digits takes a number from 0 to 17")
+    design = "prel" if opts["prel"] else "mq" if opts["mq_prel"] else "qrels"
+    default = ["sample_eval"] if design == "prel" else ["statAP"] if design == "mq" else ["official"]
+    try:
+        measures = parse_measures(
+            [p for spec in (opts["measures"] or default) for p in _split_specs(spec)],
+            design=design,
+            sample_variant=opts["sample_version"],
+        )
+    except MeasureError as exc:
+        raise UsageError(str(exc)) from exc
+    options = EvalOptions(
+        level=opts["level"],
+        max_docs=opts["max_docs"],
+        judged_only=opts["judged_only"],
+        complete=opts["complete"],
+        sample_variant=opts["sample_version"],
+        sample_prior=opts["prior"],
+    )
+    try:
+        if design == "prel":
+            judgments = Judgments.from_prel(read_prel(opts["qrels"]))
+        elif design == "mq":
+            judgments = Judgments.from_mq(read_mq_prel(opts["qrels"]))
+        else:
+            judgments = Judgments(read_qrels(opts["qrels"]))
+    except FormatError as exc:
+        raise UsageError(str(exc)) from exc
+
+    runs = opts["runs"]
+    names = unique_run_names(runs)
+    many = len(runs) > 1
+    writer = Writer(
+        stdout,
+        opts["fmt"],
+        per_topic=opts["per_topic"],
+        digits=opts["digits"],
+        with_run=many,
+        trec_eval_layout=opts["trec_eval_layout"],
+    )
+    enabled = None if opts["progress"] == "auto" else opts["progress"] == "on"
+    if enabled is None and not many:
+        enabled = False
+    with Progress(len(runs), "evaluating", stream=stderr, enabled=enabled) as progress:
+        results = evaluate_files(judgments, runs, measures, options, names=names, workers=opts["threads"])
+        try:
+            for result in results:
+                if result.missing_topics:
+                    _warn_missing(stderr, result.run, result.missing_topics, options.complete)
+                writer.write(result)
+                progress.advance(result.run)
+        except FormatError as exc:
+            raise UsageError(str(exc)) from exc
+    writer.close(
+        {
+            "qrels": str(opts["qrels"]),
+            "options": {
+                "level": options.level,
+                "max_docs": options.max_docs,
+                "judged_only": options.judged_only,
+                "complete": options.complete,
+                "design": design,
+            },
+        }
+    )
+
+
+def unique_run_names(paths: list[str]) -> list[str]:
+    """Run names from file names; where two files share a name, enough parent folders to tell them apart.
+
+    ``a/bm25.run`` and ``b/bm25.run`` become ``a/bm25`` and ``b/bm25``, never two ``bm25`` blocks.
+    """
+    from pathlib import PurePath
+
+    names = [run_name_from_path(p) for p in paths]
+    depth = 0
+    while len(set(names)) < len(names) and depth < 32:
+        depth += 1
+        clashing = {n for n in names if names.count(n) > 1}
+        names = [
+            "/".join([*PurePath(p).parent.parts[-depth:], run_name_from_path(p)]) if n in clashing else n
+            for n, p in zip(names, paths, strict=True)
+        ]
+    return names
+
+
+def _warn_missing(stderr: TextOut, run: str, topics: list[str], complete: bool) -> None:
+    shown = ", ".join(topics[:10]) + (", ..." if len(topics) > 10 else "")
+    what = "counted as 0 (-c)" if complete else "skipped (use -c to count them as 0)"
+    stderr.write(
+        f"evaluate: warning: run '{run}' has no results for {len(topics)} qrels topic(s): {shown}; {what}\n"
+    )
+
+
+def _split_specs(spec: str) -> list[str]:
+    """``-m P.5,10`` is one spec, ``-m map,P.5`` two: a comma inside a parameter list continues it."""
+    out: list[str] = []
+    depth = 0
+    current = ""
+    for ch in spec:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0 and current and not _takes_params(current):
+            out.append(current)
+            current = ""
+            continue
+        current += ch
+    if current:
+        out.append(current)
+    return out
+
+
+def _takes_params(current: str) -> bool:
+    # inside "P.5,10" the comma continues the parameter list
+    return "." in current and not current.startswith(".")
+
+
+def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py evaluate") -> int:
+    """Entry point without Django (used by manage.py's fast path)."""
+    return run_command(
+        argv,
+        stdout,
+        stderr,
+        prog=prog,
+        description=EVALUATE_HELP,
+        add_arguments=add_evaluate_arguments,
+        run=run_evaluate,
+    )

@@ -1,0 +1,358 @@
+"""Evaluate runs against judgments: align each run with the qrels, build contexts, run the kernels.
+
+Pure: takes the format layer's Run/Qrels/prels and returns plain results; no Django.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from engine.measures import REGISTRY, Measure
+from engine.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
+from trec.grouping import topic_keys
+from trec.order import hash_strings
+from trec.prels import MQPrel, StratifiedPrel
+from trec.qrels import Qrels
+from trec.runs import Run
+
+
+class Judgments:
+    """Qrels prepared for evaluation, with per-level statistics cached across runs.
+
+    ``prel`` (sample_eval strata) or ``mq`` (inclusion probabilities) ride along when the
+    judgments came from such a file; their measures read them through ``Context.extra``.
+    """
+
+    def __init__(self, qrels: Qrels, *, prel: StratifiedPrel | None = None, mq: MQPrel | None = None) -> None:
+        self.qrels = qrels
+        self.prel = prel
+        self.mq = mq
+        self._stats: dict[int, TopicStats] = {}
+        self.cache: dict[Any, Any] = {}  # measure-specific, per-judgments precomputations
+
+    @classmethod
+    def from_prel(cls, prel: StratifiedPrel) -> Judgments:
+        return cls(prel.qrels, prel=prel)
+
+    @classmethod
+    def from_mq(cls, mq: MQPrel) -> Judgments:
+        return cls(mq.qrels, mq=mq)
+
+    @cached_property
+    def topic_index(self) -> dict[str, int]:
+        return self.qrels.topic_index()
+
+    @cached_property
+    def _join_index(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Sorted (topic, docno) hash keys of the qrels and their rows; None if two keys collide."""
+        q = self.qrels
+        codes = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
+        keys = topic_keys(hash_strings(q.docnos), codes)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        if len(keys) > 1 and bool(np.any(sorted_keys[1:] == sorted_keys[:-1])):
+            return None
+        return sorted_keys, order
+
+    def stats(self, level: int) -> TopicStats:
+        if level not in self._stats:
+            q = self.qrels
+            n = len(q.topics)
+            seg = np.repeat(np.arange(n), np.diff(q.offsets))
+            rels = q.rels
+            judged = rels >= 0
+
+            def count(mask: np.ndarray) -> np.ndarray:
+                return np.bincount(seg[mask], minlength=n)[:n].astype(np.int64)
+
+            ideal = []
+            grade_counts = []
+            for i in range(n):
+                r = rels[q.offsets[i] : q.offsets[i + 1]]
+                pos = r[r > 0]
+                ideal.append(np.sort(pos)[::-1].astype(np.float64))
+                g, c = np.unique(r[r >= 0], return_counts=True)
+                grade_counts.append(dict(zip(g.tolist(), c.tolist(), strict=False)))
+            self._stats[level] = TopicStats(
+                num_rel=count(rels >= level),
+                num_nonrel=count(judged & (rels < level)),
+                num_judged=count(judged),
+                num_pooled=np.diff(q.offsets).astype(np.int64),
+                ideal_gains=ideal,
+                grade_counts=grade_counts,
+            )
+        return self._stats[level]
+
+    def without(self, rows: np.ndarray) -> Judgments:
+        """These judgments with the qrels lines ``rows`` deleted; every topic stays, even one left empty.
+
+        Deleting lines keeps the (topic, docno) order and every line's topic code, so this
+        index stays sorted once the deleted lines are dropped: it is filtered, not rebuilt, which
+        matters to leave-one-run-out diagnostics that do this once per run.
+        """
+        q = self.qrels
+        keep = np.ones(len(q), dtype=bool)
+        keep[rows] = False
+        seg = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
+        counts = np.bincount(seg[keep], minlength=len(q.topics))[: len(q.topics)]
+        offsets = np.zeros(len(q.topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        reduced = Judgments(Qrels(q.topics, offsets, q.docnos[keep], q.rels[keep], path=q.path))
+        index = self._join_index
+        if index is not None:
+            sorted_keys, order = index
+            kept = keep[order]
+            new_row = np.cumsum(keep) - 1
+            reduced.__dict__["_join_index"] = (sorted_keys[kept], new_row[order[kept]])
+        return reduced
+
+    def lookup_rows(
+        self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Row of each (qrels topic index, docno) in the qrels arrays, -1 where it is absent."""
+        q = self.qrels
+        index = self._join_index
+        out = np.full(len(docnos), -1, dtype=np.int64)
+        if len(docnos) == 0 or len(q) == 0:
+            return out
+        if index is None:  # a 64-bit collision inside the qrels: exact binary search per topic
+            for t in np.unique(topic_index).tolist():
+                rows = np.flatnonzero(topic_index == t)
+                a, b = int(q.offsets[t]), int(q.offsets[t + 1])
+                if a == b:
+                    continue
+                pos = np.minimum(np.searchsorted(q.docnos[a:b], docnos[rows]), b - a - 1)
+                hit = q.docnos[a + pos] == docnos[rows]
+                out[rows[hit]] = a + pos[hit]
+            return out
+        sorted_keys, order = index
+        keys = topic_keys(hash_strings(docnos) if hashes is None else hashes, topic_index)
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+        # a key match is a candidate; confirm it is really the same docno (hashes can collide)
+        hit = np.flatnonzero(sorted_keys[pos] == keys)
+        cand = order[pos[hit]]
+        same = q.docnos[cand] == docnos[hit]
+        out[hit[same]] = cand[same]
+        return out
+
+    def relevance(self, rows: np.ndarray) -> np.ndarray:
+        """Judgment of each looked-up row: its grade, UNJUDGED if rel < 0, NONPOOL if absent (-1)."""
+        out = np.full(len(rows), NONPOOL, dtype=np.int64)
+        found = rows >= 0
+        rel = self.qrels.rels[rows[found]]
+        out[found] = np.where(rel < 0, UNJUDGED, rel)
+        return out
+
+    def lookup(
+        self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Judgment of each (qrels topic index, docno): grade, UNJUDGED or NONPOOL."""
+        return self.relevance(self.lookup_rows(topic_index, docnos, hashes))
+
+
+@dataclass
+class RunResult:
+    """Per-topic values (aligned with ``topics``) and the 'all' summary of one run."""
+
+    run: str
+    topics: list[str]
+    per_topic: dict[str, np.ndarray]
+    summary: dict[str, float]
+    names: list[str]  # output order
+    integer: set[str] = field(default_factory=set)
+    summary_only: set[str] = field(default_factory=set)
+    missing_topics: list[str] = field(default_factory=list)  # qrels topics the run has no results for
+
+
+def _subset_stats(stats: TopicStats, idx: np.ndarray) -> TopicStats:
+    il = idx.tolist()
+    return TopicStats(
+        num_rel=stats.num_rel[idx],
+        num_nonrel=stats.num_nonrel[idx],
+        num_judged=stats.num_judged[idx],
+        num_pooled=stats.num_pooled[idx],
+        ideal_gains=[stats.ideal_gains[i] for i in il],
+        grade_counts=[stats.grade_counts[i] for i in il],
+    )
+
+
+@dataclass
+class Aligned:
+    """A run's ranked lists for the evaluated topics, joined with the judgments."""
+
+    topics: tuple[str, ...]
+    qrels_index: np.ndarray  # index of each evaluated topic in the qrels
+    offsets: np.ndarray
+    rel: np.ndarray
+    docnos: np.ndarray
+    scores: np.ndarray
+    full_lengths: np.ndarray  # documents per topic before -M / -J
+    missing: list[str]
+    qrels_rows: np.ndarray | None = None  # each ranked doc's row in the judgments' qrels arrays, -1 if absent
+
+
+def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
+    """Join ``run`` with the qrels: one relevance value per ranked document, topics in qrels order.
+
+    Vectorized over the whole run: each ranked document's (topic, docno) is looked up in the
+    judgments' hash index at once (see :meth:`Judgments.lookup`).
+    """
+    q = judgments.qrels
+    tindex = judgments.topic_index
+    run_q = np.array([tindex.get(t, -1) for t in run.topics], dtype=np.int64)
+    present = np.zeros(len(q.topics), dtype=bool)
+    present[run_q[run_q >= 0]] = True
+    missing = [t for t, p in zip(q.topics, present.tolist(), strict=False) if not p]
+    run_lengths = np.diff(run.offsets)
+    row_q = np.repeat(run_q, run_lengths)
+    keep = row_q >= 0
+    if options.max_docs is not None:
+        rank0 = np.arange(len(row_q)) - np.repeat(run.offsets[:-1], run_lengths)
+        keep &= rank0 < options.max_docs
+    if keep.all():  # the usual case: every ranked document takes part, no copies needed
+        docnos, hashes, scores = run.docnos, run.docno_hashes, run.scores
+    else:
+        rows = np.flatnonzero(keep)
+        row_q, docnos, scores = row_q[rows], run.docnos[rows], run.scores[rows]
+        hashes = run.docno_hashes[rows] if run.docno_hashes is not None else None
+    qrows = judgments.lookup_rows(row_q, docnos, hashes)
+    rel = judgments.relevance(qrows)
+    if options.judged_only:
+        judged = np.flatnonzero(rel >= 0)
+        row_q, docnos, scores, rel, qrows = (
+            row_q[judged],
+            docnos[judged],
+            scores[judged],
+            rel[judged],
+            qrows[judged],
+        )
+    full = np.zeros(len(q.topics), dtype=np.int64)
+    full[run_q[run_q >= 0]] = run_lengths[run_q >= 0]
+    counts = np.bincount(row_q, minlength=len(q.topics))[: len(q.topics)]
+    selected = np.arange(len(q.topics)) if options.complete else np.flatnonzero(present)
+    offsets = np.zeros(len(selected) + 1, dtype=np.int64)
+    np.cumsum(counts[selected], out=offsets[1:])
+    return Aligned(
+        topics=tuple(q.topics[i] for i in selected.tolist()),
+        qrels_index=selected.astype(np.int64),
+        offsets=offsets,
+        rel=rel,
+        docnos=docnos,
+        scores=scores,
+        full_lengths=full[selected],
+        missing=missing,
+        qrels_rows=qrows,
+    )
+
+
+def evaluate_run(
+    judgments: Judgments, run: Run, measures: Sequence[Measure], options: EvalOptions | None = None
+) -> RunResult:
+    """Evaluate one run; ``measures`` come from :func:`engine.names.parse_measures`."""
+    options = options or EvalOptions()
+    al = align(judgments, run, options)
+    contexts: dict[int, Context] = {}
+
+    def context(level: int) -> Context:
+        if level not in contexts:
+            stats = _subset_stats(judgments.stats(level), al.qrels_index)
+            contexts[level] = Context(
+                al.topics,
+                al.offsets,
+                al.rel,
+                stats,
+                options,
+                level=level,
+                extra={
+                    "judgments": judgments,
+                    "aligned": al,
+                    "run": run,
+                },
+            )
+        return contexts[level]
+
+    per_topic: dict[str, np.ndarray] = {}
+    summary: dict[str, float] = {}
+    names: list[str] = []
+    integer: set[str] = set()
+    summary_only: set[str] = set()
+    for m in measures:
+        fam = REGISTRY[m.family]
+        name = m.name or fam.output_name(m.param)
+        if name in per_topic:
+            continue
+        ctx = context(options.level if m.level is None else m.level)
+        values = np.asarray(fam.kernel(ctx, m.param), dtype=np.float64)
+        per_topic[name] = values
+        summary[name] = fam.aggregate(ctx, values)
+        names.append(name)
+        if fam.integer:
+            integer.add(name)
+        if not fam.per_topic:
+            summary_only.add(name)
+    # kernels cache per-run work in ctx.extra, and some of it points back at its context: break
+    # those cycles now so each run's arrays are freed at once, not at the next cyclic GC
+    for ctx in contexts.values():
+        ctx.extra.clear()
+        ctx.__dict__.clear()
+    return RunResult(
+        run=run.name,
+        topics=list(al.topics),
+        per_topic=per_topic,
+        summary=summary,
+        names=names,
+        integer=integer,
+        summary_only=summary_only,
+        missing_topics=al.missing,
+    )
+
+
+def evaluate_files(
+    judgments: Judgments,
+    paths: Sequence[str],
+    measures: Sequence[Measure],
+    options: EvalOptions | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    workers: int | None = None,
+) -> Iterator[RunResult]:
+    """Read and evaluate run files, yielding results in input order.
+
+    numpy releases the GIL inside its kernels, so a few threads overlap one run's parsing with
+    another's evaluation in this one process. At most ``2 * workers`` runs are in flight, which
+    keeps memory bounded however many runs there are. A bad file raises its FormatError when
+    its turn comes, after the runs before it have been yielded.
+    """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from trec.runs import read_run
+
+    names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
+    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+
+    def job(i: int) -> RunResult:
+        return evaluate_run(judgments, read_run(paths[i], name=names[i]), measures, options)
+
+    if workers <= 1 or len(paths) <= 1:
+        for i in range(len(paths)):
+            yield job(i)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[RunResult]] = deque()
+        submitted = 0
+        try:
+            while submitted < len(paths) or pending:
+                while submitted < len(paths) and len(pending) < 2 * workers:
+                    pending.append(pool.submit(job, submitted))
+                    submitted += 1
+                yield pending.popleft().result()
+        finally:
+            for f in pending:
+                f.cancel()

@@ -1,0 +1,307 @@
+"""Measures trec_eval does not print: statAP (and its variance), bpref-10, Judged@k, ERR, RR@k, RBP(p).
+
+None is in ``all_trec``. Each docstring gives the formula, the source and the exact variant; where a
+reference implementation exists (ir_measures, gdeval.pl) the docstring says where we agree with it
+and where we deliberately do not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.measures.base import NONPOOL, Context, Family, register
+
+# gdeval.pl's $MAX_JUDGMENT (TREC 2010 Web track): ERR divides by 2^4 whatever grades the qrels hold.
+ERR_MAX_GRADE = 4
+JUDGED_CUTOFFS = (5, 10, 20, 100, 1000)
+ERR_CUTOFFS = (5, 10, 20)
+RR_CUTOFFS = (5, 10, 20, 100, 1000)
+BPREF_EXTRA_NONREL = 10
+RBP_DEFAULT_P = 0.8  # ir_measures' default persistence
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num), dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _cutoff(param: Any) -> int | None:
+    """A cutoff parameter: None (the whole ranking) or a positive integer."""
+    if param is None:
+        return None
+    k = int(param)
+    if k != param or k <= 0:
+        raise ValueError(f"cutoff must be a positive integer, got {param!r}")
+    return k
+
+
+# -------------------------------------------------------------------------------- bpref-10
+
+
+def _bpref_10(ctx: Context, _: Any) -> np.ndarray:
+    """bpref_10 (Buckley & Voorhees 2004, "bpref-10"; trec_eval 8's ``bpref_10``).
+
+    (1/R) Σ over retrieved relevant r of [1 − min(n_r, R+10) / min(N, R+10)], n_r = judged
+    non-relevant docs ranked above r, N = judged non-relevant docs in the qrels. Only the two min()s
+    take R+10; the outer normaliser stays R. As in trec_eval's bpref, a term with n_r = 0 is 1
+    (so N = 0 gives 1), unjudged and unpooled docs are skipped, unretrieved relevant docs add 0.
+    The paper divides by 10+R; that equals min(N, R+10) whenever N >= R+10, and the min() keeps a
+    topic with few judged non-relevant docs from being scored as if it had R+10 of them.
+    """
+    nonrel_above = ctx.seg_cumsum(ctx.is_nonrel) - ctx.is_nonrel
+    R = np.repeat(ctx.stats.num_rel, ctx.lengths).astype(np.float64)
+    N = np.repeat(ctx.stats.num_nonrel, ctx.lengths).astype(np.float64)
+    cap = R + BPREF_EXTRA_NONREL
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(nonrel_above > 0, 1.0 - np.minimum(nonrel_above, cap) / np.minimum(N, cap), 1.0)
+    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
+
+
+# -------------------------------------------------------------------------------- Judged@k
+
+
+def _judged(ctx: Context, param: Any) -> np.ndarray:
+    """judged_k (ir_measures ``Judged@k``): docs present in the qrels in the top k / min(k, |run|).
+
+    "Present" means any qrels line, whatever its rel, negative included (ir_measures'
+    ``JudgedProvider`` tests ``did in qrels``); without a cutoff k is the run's length. |run| is the
+    topic's list after -M / -J; an empty list scores 0. Ranks follow the canonical order (score
+    desc, docno desc); ir_measures' provider breaks score ties by docno *ascending*, so the two can
+    differ when a tie straddles rank k. trec_eval's ``unj_k`` is another convention (unjudged in
+    top k / k, missing ranks counted as judged).
+    """
+    k = _cutoff(param)
+    in_qrels = ctx.rel != NONPOOL
+    lengths = ctx.lengths.astype(np.float64)
+    if k is None:
+        return _safe_div(ctx.seg_count(in_qrels), lengths)
+    return _safe_div(ctx.at_cutoff(ctx.seg_cumsum(in_qrels), k), np.minimum(lengths, float(k)))
+
+
+# -------------------------------------------------------------------------------- ERR
+
+
+def _err(ctx: Context, param: Any) -> np.ndarray:
+    """err_k (ir_measures ``ERR@k``): Expected Reciprocal Rank (Chapelle, Metzler, Zhang & Grinspan 2009).
+
+    ERR = Σ_{i<=k} (R_i / i) Π_{j<i} (1 − R_j) with R_i = (2^g_i − 1) / 2^gmax, g_i the grade at
+    rank i (negative, unjudged and unpooled count 0). gmax = 4 for every topic and collection,
+    as in gdeval.pl (TREC 2010 Web track, ir_measures' only ERR provider), so the values match
+    ir_measures' ``ERR@k``; a grade above 4 is refused, as gdeval refuses it. Without a cutoff the
+    whole ranking counts. ``-l`` does not apply. Unlike gdeval, a topic with no relevant document
+    is evaluated and scores 0 (gdeval drops it from its output, so its mean can differ).
+    """
+    k = _cutoff(param)
+    grades = np.where(ctx.rel > 0, ctx.rel, 0)
+    if grades.size and int(grades.max()) > ERR_MAX_GRADE:
+        raise ValueError(
+            f"ERR maps grades by (2^g - 1)/2^{ERR_MAX_GRADE} (gdeval.pl); found grade {int(grades.max())}"
+        )
+    stop = (np.exp2(grades.astype(np.float64)) - 1.0) / 2.0**ERR_MAX_GRADE
+    # stop <= 15/16, so log1p(-stop) is finite; the log-sum keeps long lists from underflowing.
+    log_cont = np.log1p(-stop)
+    reach = np.exp(ctx.seg_cumsum(log_cont) - log_cont)
+    terms = stop * reach / ctx.rank
+    if k is not None:
+        terms = np.where(ctx.rank <= k, terms, 0.0)
+    return ctx.seg_sum(terms)
+
+
+# -------------------------------------------------------------------------------- RR@k
+
+
+def _recip_rank_cut(ctx: Context, param: Any) -> np.ndarray:
+    """recip_rank_cut_k (ir_measures ``RR@k``): 1 / rank of the first relevant doc within the top k, else 0.
+
+    Relevant means rel >= level (``-l`` or ``RR(rel=2)@10``); trec_eval's ``recip_rank`` is the
+    same without the cutoff. ir_measures computes ``RR@k`` with MS MARCO's script, which breaks
+    score ties by docno ascending: with score ties in the top k the two can differ.
+    """
+    k = _cutoff(param)
+    mask = ctx.is_rel if k is None else ctx.is_rel & (ctx.rank <= k)
+    return _safe_div(np.ones(ctx.ntopics), ctx.first(mask))
+
+
+# -------------------------------------------------------------------------------- RBP
+
+
+def _rbp_args(param: Any) -> tuple[float, int | None]:
+    """(p, cutoff) from the measure parameter.
+
+    ``rbp_p.0.95`` gives a float p, ``RBP@10`` an int cutoff, ``RBP(p=0.95)`` name/value pairs and
+    ``RBP(p=0.95)@10`` (cutoff, pairs).
+    """
+    p, k = RBP_DEFAULT_P, None
+    if isinstance(param, tuple) and len(param) == 2 and not isinstance(param[0], tuple):
+        k = _cutoff(param[0])
+        param = param[1]
+    if isinstance(param, tuple):
+        p = float(dict(param).get("p", RBP_DEFAULT_P))
+    elif isinstance(param, float):
+        p = param
+    elif param is not None:
+        k = _cutoff(param)
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"RBP persistence p must lie in (0, 1), got {p}")
+    return p, k
+
+
+def _rbp_weights(ctx: Context, param: Any) -> tuple[float, np.ndarray, np.ndarray]:
+    p, k = _rbp_args(param)
+    inside = np.ones(len(ctx.rel), dtype=bool) if k is None else ctx.rank <= k
+    depth = ctx.lengths if k is None else np.minimum(ctx.lengths, k)
+    return p, np.where(inside, (1.0 - p) * np.power(p, (ctx.rank - 1).astype(np.float64)), 0.0), depth
+
+
+def _rbp_binary(ctx: Context, param: Any) -> np.ndarray:
+    """rbp_p (ir_measures ``RBP(p=0.8)``, ``RBP(rel=2,p=0.95)@10``): Rank-Biased Precision, binary.
+
+    RBP = (1 − p) Σ_{i<=d} r_i p^(i−1) (Moffat & Zobel, TOIS 2008, eq. 3), r_i = 1 if the doc at
+    rank i has rel >= level (``rel=`` or ``-l``, default 1) else 0; unjudged and unpooled docs
+    count 0. p defaults to 0.8 (ir_measures' default); d = the cutoff, or the whole ranking.
+    Not trec_eval's ``rbp`` (p = 0.9, grades rescaled to [0, 1], ``-l`` ignored). ir_measures
+    computes ``RBP(rel=N)`` with cwl_eval (the same binary sum) but ``RBP`` without ``rel=`` with
+    trectools, which multiplies the weight by the raw grade and averages weights over score ties:
+    the two agree with this kernel only on binary qrels without ties.
+    """
+    _, weights, _ = _rbp_weights(ctx, param)
+    return ctx.seg_sum(np.where(ctx.is_rel, weights, 0.0))
+
+
+def _rbp_binary_resid(ctx: Context, param: Any) -> np.ndarray:
+    """rbp_p_resid: the residual of rbp_p (Moffat & Zobel 2008, §4), the most RBP could still rise.
+
+    (1 − p) Σ_{i<=d, unjudged or unpooled} p^(i−1) + p^d, d = min(cutoff, ranking length): every
+    unknown doc in the evaluated prefix and every rank past it taken as relevant. A fully judged
+    list still leaves p^d (trec_eval's ``rbp_resid`` prints 0 there and takes p = 0.9 always).
+    """
+    p, weights, depth = _rbp_weights(ctx, param)
+    unknown = ctx.seg_sum(np.where(ctx.rel < 0, weights, 0.0))
+    return unknown + np.power(p, depth.astype(np.float64))
+
+
+# -------------------------------------------------------------------------------- statAP
+
+
+def _mq_topic_sums(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """Per evaluated topic: R̂ = Σ 1/π and Q = Σ (1−π)/π² over the prel's sampled relevant docs.
+
+    Cached on the judgments per level: they do not depend on the run.
+    """
+    judgments = ctx.extra["judgments"]
+    mq = judgments.mq
+    if mq is None:
+        raise ValueError("statAP needs a Million Query prel (inclusion probabilities)")
+    key = ("statAP_topic_sums", ctx.level)
+    if key not in judgments.cache:
+        q = mq.qrels
+        n = len(q.topics)
+        seg = np.repeat(np.arange(n), np.diff(q.offsets))
+        rel = q.rels >= max(ctx.level, 0)
+        pi = mq.iprobs
+        r_hat = np.bincount(seg[rel], weights=1.0 / pi[rel], minlength=n)[:n]
+        q_sum = np.bincount(seg[rel], weights=(1.0 - pi[rel]) / pi[rel] ** 2, minlength=n)[:n]
+        judgments.cache[key] = (r_hat, q_sum)
+    r_hat, q_sum = judgments.cache[key]
+    idx = ctx.extra["aligned"].qrels_index
+    return r_hat[idx], q_sum[idx]
+
+
+def _ranked_iprobs(ctx: Context) -> np.ndarray:
+    """The inclusion probability of every ranked document (NaN for a doc not in the prel)."""
+    mq = ctx.extra["judgments"].mq
+    al = ctx.extra["aligned"]
+    q = mq.qrels
+    out = np.full(len(ctx.rel), np.nan)
+    for i, qi in enumerate(al.qrels_index.tolist()):
+        a, b = int(ctx.offsets[i]), int(ctx.offsets[i + 1])
+        qa, qb = int(q.offsets[qi]), int(q.offsets[qi + 1])
+        if a == b or qa == qb:
+            continue
+        qd = q.docnos[qa:qb]
+        pos = np.minimum(np.searchsorted(qd, al.docnos[a:b]), qb - qa - 1)
+        hit = qd[pos] == al.docnos[a:b]
+        out[a:b][hit] = mq.iprobs[qa + pos[hit]]
+    return out
+
+
+def _statap_parts(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """statAP per topic, and per position the sampled-relevant mask, π and estimated PC(rank)."""
+    sampled_rel = ctx.is_rel & ctx.is_judged
+    pi = np.where(sampled_rel, _ranked_iprobs(ctx), 1.0)
+    inv = np.where(sampled_rel, 1.0 / pi, 0.0)
+    pc = (1.0 + ctx.seg_cumsum(inv) - inv) / ctx.rank
+    r_hat, _ = _mq_topic_sums(ctx)
+    value = _safe_div(ctx.seg_sum(np.where(sampled_rel, pc * inv, 0.0)), r_hat)
+    return value, sampled_rel, pi, pc
+
+
+def _statap(ctx: Context, _: Any) -> np.ndarray:
+    """statAP (Aslam, Pavlu & Yilmaz, SIGIR 2006; the TREC Million Query tracks' statMAP per topic).
+
+    Horvitz–Thompson estimates from a sample with inclusion probabilities π (the MQ prel's iprob):
+    R̂ = Σ_{sampled relevant d} 1/π_d over the whole prel (retrieved or not); for a sampled relevant
+    doc at rank r, PC(r) = (1 + Σ_{sampled relevant above r} 1/π)/r (the doc itself is known
+    relevant, hence 1 rather than 1/π); statAP = (1/R̂) Σ_{sampled relevant retrieved} PC(r)/π.
+    A topic with R̂ = 0 scores 0.
+
+    Sampled means listed in the prel with rel >= 0 (the MQ tracks' prels list only judged docs);
+    a negative rel (listed, not judged) is treated as unjudged and ignored, and so is a retrieved
+    doc absent from the prel. Relevant means rel >= level. The method column is not used. With
+    every π = 1 statAP equals trec_eval's map.
+    """
+    return _statap_parts(ctx)[0]
+
+
+def _statap_var(ctx: Context, _: Any) -> np.ndarray:
+    """statAP_var: the estimated sampling variance of statAP (Taylor linearization, Poisson sampling).
+
+    statAP = Ŷ/R̂ with Ŷ = Σ_{d∈S} rel_d/(π_d r_d) + Σ_{e above d, both in S} rel_d rel_e/(r_d π_d π_e),
+    a Horvitz–Thompson estimator of the AP numerator that is unbiased when inclusions are
+    independent (π_de = π_d π_e, Poisson sampling: the assumption PC(r) already makes). Expanding
+    statAP to first order in the inclusion indicators I_d around E[I_d] = π_d (the delta method
+    for a ratio estimator, Särndal, Swensson & Wretman, Model Assisted Survey Sampling, 1992):
+
+        Var ≈ (1/R²) Σ_{relevant d} (1 − π_d)/π_d · u_d²,   u_d = PC(r_d) + T(d) − AP,
+
+    T(d) = Σ_{relevant e retrieved below d} 1/r_e (d's share in the precision of the docs below it);
+    an unretrieved relevant doc has PC = T = 0, so u_d = −AP; non-relevant docs contribute nothing.
+    The estimate replaces the population sum by its HT estimate over the sample and every
+    unknown by its plug-in: (1/R̂²) Σ_{sampled relevant d} (1 − π_d)/π_d² · û_d², with PC as in
+    statAP, T̂(d) = Σ_{sampled relevant e below d} 1/(π_e r_e) and AP = statAP; equivalently
+    Σ_{d∈S} (1 − π_d)(∂statAP/∂I_d)² with the gradient taken at the observed sample.
+
+    Approximations, whose errors go both ways: independent inclusions (the MQ tracks drew a fixed
+    number of docs without replacement, whose negative joint-inclusion covariances this ignores,
+    overstating), and first order only (the ratio's curvature and the pair terms' own variance
+    are dropped, which understates when few docs are sampled: on the 16-sample population of
+    tests/metrics/test_worked_examples.py its expectation is 0.0050 against an exact 0.0087).
+    Docs with π = 1 contribute 0; with every π = 1 the variance is 0.
+    """
+    value, sampled_rel, pi, pc = _statap_parts(ctx)
+    r_hat, q_sum = _mq_topic_sums(ctx)
+    below_w = np.where(sampled_rel, 1.0 / (pi * ctx.rank), 0.0)
+    below = np.repeat(ctx.seg_sum(below_w), ctx.lengths) - ctx.seg_cumsum(below_w)
+    u = pc + below - np.repeat(value, ctx.lengths)
+    c = np.where(sampled_rel, (1.0 - pi) / pi**2, 0.0)
+    retrieved = ctx.seg_sum(c * u**2)
+    # sampled relevant docs the run does not retrieve: u = −statAP each
+    unretrieved = np.maximum(q_sum - ctx.seg_sum(c), 0.0) * value**2
+    return _safe_div(retrieved + unretrieved, r_hat**2)
+
+
+def _family(name: str, kernel: Any, **kwargs: Any) -> Family:
+    return Family(name, kernel, kernel.__doc__ or "", in_all_trec=False, **kwargs)
+
+
+register(_family("bpref_10", _bpref_10), after="bpref")
+register(_family("recip_rank_cut", _recip_rank_cut, params=RR_CUTOFFS), after="recip_rank")
+register(_family("judged", _judged, params=JUDGED_CUTOFFS))
+register(_family("err", _err, params=ERR_CUTOFFS))
+register(_family("rbp_p", _rbp_binary, params=(RBP_DEFAULT_P,)))
+register(_family("rbp_p_resid", _rbp_binary_resid, params=(RBP_DEFAULT_P,)))
+register(_family("statAP", _statap, design="mq"))
+register(_family("statAP_var", _statap_var, design="mq"))

@@ -1,0 +1,170 @@
+"""The core trec_eval 10.0 measures, each matching trec_eval's own C source to the last bit we can.
+
+Names, parameters and aggregation follow ``trec_eval -m all_trec``. Each kernel's docstring gives
+its formula, source and exact variant. Relevant means ``rel >= level`` (``-l``, default 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.measures.base import Context, Family, register, total
+
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+INFAP_EPSILON = 0.00001
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num), dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _num_q(ctx: Context, _: Any) -> np.ndarray:
+    """num_q: the number of topics evaluated (printed only as the 'all' value)."""
+    return np.ones(ctx.ntopics)
+
+
+def _num_ret(ctx: Context, _: Any) -> np.ndarray:
+    """num_ret: documents retrieved for the topic (after -M and -J); 'all' is the sum."""
+    return ctx.lengths.astype(np.float64)
+
+
+def _num_rel(ctx: Context, _: Any) -> np.ndarray:
+    """num_rel: judged documents with rel >= level in the qrels; 'all' is the sum."""
+    return ctx.num_rel()
+
+
+def _num_rel_ret(ctx: Context, _: Any) -> np.ndarray:
+    """num_rel_ret: retrieved documents with rel >= level; 'all' is the sum."""
+    return ctx.seg_count(ctx.is_rel)
+
+
+def _map(ctx: Context, _: Any) -> np.ndarray:
+    """map (AP): (1/R) Σ over relevant retrieved docs at rank k of (relevant in top k)/k.
+
+    trec_eval ``m_map.c``; R counts every judged relevant doc, so unretrieved ones add 0.
+    A topic with R = 0 scores 0.
+    """
+    prec = ctx.cum_rel / ctx.rank
+    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, prec, 0.0)), ctx.num_rel())
+
+
+def _precision(ctx: Context, k: int) -> np.ndarray:
+    """P_k: relevant in the top k divided by k; missing ranks count as non-relevant (``m_P.c``)."""
+    return ctx.at_cutoff(ctx.cum_rel, int(k)) / float(k)
+
+
+def _rprec(ctx: Context, _: Any) -> np.ndarray:
+    """Rprec: precision at rank R (R = number of relevant); 0 when R = 0 (``m_Rprec.c``)."""
+    R = ctx.stats.num_rel.astype(np.int64)
+    idx = np.minimum(ctx.offsets[:-1] + R, ctx.offsets[1:]) - 1
+    got = np.zeros(ctx.ntopics)
+    ok = (ctx.lengths > 0) & (R > 0)
+    got[ok] = ctx.cum_rel[idx[ok]]
+    return _safe_div(got, R.astype(np.float64))
+
+
+def _recip_rank(ctx: Context, _: Any) -> np.ndarray:
+    """recip_rank: 1 / rank of the first relevant document, 0 if none (``m_recip_rank.c``)."""
+    first = ctx.first(ctx.is_rel)
+    return _safe_div(np.ones(ctx.ntopics), first)
+
+
+def _gains(ctx: Context) -> np.ndarray:
+    # trec_eval's default gain of a judged level is the level itself; unjudged and unpooled gain 0.
+    return np.where(ctx.rel > 0, ctx.rel, 0).astype(np.float64)
+
+
+def _dcg_terms(ctx: Context) -> np.ndarray:
+    return _gains(ctx) / np.log2(ctx.rank + 1.0)
+
+
+def ideal_dcg(gains_desc: np.ndarray, k: int | None = None) -> float:
+    """Σ g_i / log2(i + 1) over the ideal ranking (grades descending), optionally cut at rank k."""
+    g = gains_desc if k is None else gains_desc[:k]
+    if len(g) == 0:
+        return 0.0
+    return float(np.sum(g / np.log2(np.arange(2, len(g) + 2, dtype=np.float64))))
+
+
+def _ideal(ctx: Context, k: int | None) -> np.ndarray:
+    """Per evaluated topic, the ideal DCG (cut at k); computed once per judgments, not per run."""
+    judgments, aligned = ctx.extra.get("judgments"), ctx.extra.get("aligned")
+    if judgments is None or aligned is None:
+        return np.array([ideal_dcg(g, k) for g in ctx.stats.ideal_gains], dtype=np.float64)
+    key = ("trec_eval.ideal_dcg", k)
+    if key not in judgments.cache:
+        # ideal gains are judged grades > 0 whatever the level, so any level's stats will do
+        gains = judgments.stats(ctx.level).ideal_gains
+        judgments.cache[key] = np.array([ideal_dcg(g, k) for g in gains], dtype=np.float64)
+    ideal: np.ndarray = judgments.cache[key][aligned.qrels_index]
+    return ideal
+
+
+def _ndcg(ctx: Context, _: Any) -> np.ndarray:
+    """ndcg: DCG / ideal DCG, gain = the raw grade (linear), discount log2(rank + 1).
+
+    trec_eval ``m_ndcg.c`` (Järvelin & Kekäläinen 2002): the ideal ranking holds every judged
+    document of the topic (not truncated at the run's length); ``-l`` is ignored.
+    """
+    return _safe_div(ctx.seg_sum(_dcg_terms(ctx)), _ideal(ctx, None))
+
+
+def _ndcg_cut(ctx: Context, k: int) -> np.ndarray:
+    """ndcg_cut_k: DCG of the top k over the ideal DCG of the top k (``m_ndcg_cut.c``)."""
+    terms = np.where(ctx.rank <= k, _dcg_terms(ctx), 0.0)
+    return _safe_div(ctx.seg_sum(terms), _ideal(ctx, int(k)))
+
+
+def _bpref(ctx: Context, _: Any) -> np.ndarray:
+    """bpref (Buckley & Voorhees 2004, trec_eval >= 8.0 ``m_bpref.c``).
+
+    (1/R) Σ over retrieved relevant r of [1 − min(n_r, R)/min(N, R)], n_r = judged non-relevant
+    docs ranked above r; a term with n_r = 0 is 1 (so N = 0 gives 1). Unjudged and unpooled
+    docs are skipped; unretrieved relevant docs add 0.
+    """
+    nonrel_above = ctx.seg_cumsum(ctx.is_nonrel) - ctx.is_nonrel
+    R = np.repeat(ctx.stats.num_rel, ctx.lengths).astype(np.float64)
+    N = np.repeat(ctx.stats.num_nonrel, ctx.lengths).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(nonrel_above > 0, 1.0 - np.minimum(nonrel_above, R) / np.minimum(N, R), 1.0)
+    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
+
+
+def _infap(ctx: Context, _: Any) -> np.ndarray:
+    """infAP (Yilmaz & Aslam 2006) exactly as trec_eval ``m_infap.c`` (ε = 0.00001, prior 1/2).
+
+    For a relevant doc at 0-based position j: j = 0 gives 1; otherwise
+    1/(j+1) + (j/(j+1)) · (pooled_above/j) · (rel_above + ε)/(rel_above + nonrel_above + 2ε),
+    pooled_above counting judged and pooled-unjudged docs above. infAP = Σ / R.
+    """
+    pooled = ctx.rel != -2
+    rel_above = ctx.cum_rel - ctx.is_rel
+    nonrel_above = ctx.seg_cumsum(ctx.is_nonrel) - ctx.is_nonrel
+    pooled_above = ctx.seg_cumsum(pooled) - pooled
+    fj = (ctx.rank - 1).astype(np.float64)
+    ra = rel_above.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled_above / fj) * (
+            (ra + INFAP_EPSILON) / (ra + nonrel_above + 2 * INFAP_EPSILON)
+        )
+    term = np.where(fj == 0, 1.0, term)
+    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
+
+
+register(Family("runid", _num_q, "the run's name (printed as the 'all' value only)", per_topic=False))
+register(Family("num_q", _num_q, _num_q.__doc__ or "", aggregate=total, integer=True, per_topic=False))
+register(Family("num_ret", _num_ret, _num_ret.__doc__ or "", aggregate=total, integer=True))
+register(Family("num_rel", _num_rel, _num_rel.__doc__ or "", aggregate=total, integer=True))
+register(Family("num_rel_ret", _num_rel_ret, _num_rel_ret.__doc__ or "", aggregate=total, integer=True))
+register(Family("map", _map, _map.__doc__ or ""))
+register(Family("Rprec", _rprec, _rprec.__doc__ or ""))
+register(Family("bpref", _bpref, _bpref.__doc__ or ""))
+register(Family("recip_rank", _recip_rank, _recip_rank.__doc__ or ""))
+register(Family("P", _precision, _precision.__doc__ or "", params=CUTOFFS))
+register(Family("infAP", _infap, _infap.__doc__ or ""))
+register(Family("ndcg", _ndcg, _ndcg.__doc__ or ""))
+register(Family("ndcg_cut", _ndcg_cut, _ndcg_cut.__doc__ or "", params=CUTOFFS))

@@ -1,9 +1,0 @@
-from django.urls import path
-
-from jobs import views
-
-app_name = "jobs"
-urlpatterns = [
-    path("<uuid:job_id>/", views.job_page, name="job"),
-    path("<uuid:job_id>/status", views.job_status_json, name="status"),
-]

@@ -1,9 +1,0 @@
-"""Measure kernels and their registry. Importing this package registers every family."""
-
-from metrics.measures import extra as _extra  # noqa: F401  (statAP, bpref-10, judged@k, RBP, ERR)
-from metrics.measures import sample_eval as _sample_eval  # noqa: F401  (xinfAP, xinfNDCG, iP_k...)
-from metrics.measures import trec_eval as _trec_eval  # noqa: F401  (core trec_eval families)
-from metrics.measures import trec_eval_extra as _trec_eval_extra  # noqa: F401  (the rest of all_trec)
-from metrics.measures.base import ORDER, REGISTRY, Context, EvalOptions, Family, Measure, register
-
-__all__ = ["ORDER", "REGISTRY", "Context", "EvalOptions", "Family", "Measure", "register"]
