@@ -12,8 +12,7 @@ from django.db.models import QuerySet
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, QrelsSet, Run, RunDocument, Topic
 from campaigns.validation import RunReport, validate_run
-from trec import Qrels, read_qrels
-from trec import Run as RankedRun
+from trec import Qrels, RankedRun, read_qrels
 from trec.io import PathLike
 from trec.runs import run_from_arrays
 

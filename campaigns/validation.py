@@ -22,7 +22,7 @@ from trec.errors import FormatError
 from trec.grouping import find_duplicate, topic_codes
 from trec.io import PathLike, iter_blocks
 from trec.order import sort_by_topic_docno
-from trec.runs import RUN_COLUMNS, Run, run_from_arrays, run_name_from_path
+from trec.runs import RUN_COLUMNS, RankedRun, run_from_arrays, run_name_from_path
 
 DEFAULT_MAX_DOCS = 1000
 # Column widths of the models that store runs; checked here so that a long value is a finding with
@@ -148,7 +148,7 @@ class CheckedRun:
     """The report, and the run in canonical order when the report has no errors."""
 
     report: RunReport
-    run: Run | None
+    run: RankedRun | None
 
 
 def _printable(token: bytes, limit: int = 60) -> str:

@@ -1,6 +1,6 @@
 """Evaluate runs against judgments: align each run with the qrels, build contexts, run the kernels.
 
-Pure: takes the format layer's Run/Qrels/prels and returns plain results; no Django.
+Pure: takes the format layer's RankedRun/Qrels/prels and returns plain results; no Django.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from trec.grouping import topic_keys
 from trec.order import hash_strings
 from trec.prels import MQPrel, StratifiedPrel
 from trec.qrels import Qrels
-from trec.runs import Run
+from trec.runs import RankedRun
 
 
 class Judgments:
@@ -198,7 +198,7 @@ class Aligned:
     qrels_rows: np.ndarray | None = None  # each ranked doc's row in the judgments' qrels arrays, -1 if absent
 
 
-def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
+def align(judgments: Judgments, run: RankedRun, options: EvalOptions) -> Aligned:
     """Join ``run`` with the qrels: one relevance value per ranked document, topics in qrels order.
 
     Vectorized over the whole run: each ranked document's (topic, docno) is looked up in the
@@ -253,7 +253,7 @@ def align(judgments: Judgments, run: Run, options: EvalOptions) -> Aligned:
 
 
 def evaluate_run(
-    judgments: Judgments, run: Run, measures: Sequence[Measure], options: EvalOptions | None = None
+    judgments: Judgments, run: RankedRun, measures: Sequence[Measure], options: EvalOptions | None = None
 ) -> RunResult:
     """Evaluate one run; ``measures`` come from :func:`engine.names.parse_measures`."""
     options = options or EvalOptions()

@@ -16,9 +16,9 @@ from scipy import stats
 from scipy.integrate import IntegrationWarning
 
 from engine.evaluate import Judgments, RunResult, evaluate_run
-from engine.measures import REGISTRY, Measure
+from engine.measures import Measure
 from engine.measures.base import EvalOptions
-from trec.runs import Run
+from trec.runs import RankedRun
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
@@ -571,13 +571,10 @@ def compare_matrix(
     return Comparison(matrix, settings, pairs, tukey, [])
 
 
-def measure_name(measure: Measure) -> str:
-    return measure.name or REGISTRY[measure.family].output_name(measure.param)
-
 
 def compare_runs(
     judgments: Judgments,
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     measure: Measure,
     options: EvalOptions,
     settings: CompareSettings,
@@ -593,13 +590,13 @@ def compare_runs(
     """
     if len(runs) < 2:
         raise ComparisonError("give at least two runs to compare")
-    name = measure_name(measure)
+    name = measure.measure_name()
     measures = [measure] if other_measure is None else [measure, other_measure]
     results = [evaluate_run(judgments, run, measures, options) for run in runs]
     matrix = score_matrix(results, name)
     correlations = []
     if other_measure is not None:
-        other_name = measure_name(other_measure)
+        other_name = other_measure.measure_name()
         correlations.append(rank_correlation(matrix, score_matrix(results, other_name), name, other_name))
     if other_judgments is not None:
         other_results = [evaluate_run(other_judgments, run, [measure], options) for run in runs]

@@ -43,7 +43,6 @@ from engine.estimates import (
 from engine.evaluate import Judgments, evaluate_run
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
-from engine.significance import measure_name
 from jobs.models import Job
 from judging.models import Adjudication, Assignment, AssignmentItem, Judgment
 from metrics.sources import JudgmentSource, SourcedJudgments, source_judgments
@@ -304,7 +303,7 @@ def leaderboard(
     stored = list(campaign_runs(campaign=campaign).select_related("group"))
     runs = campaign_rankings(runs=stored, depth=None, progress=progress)
     measures = _measures(sourced.sampled)
-    names = [measure_name(m) for m in measures]  # output names: P.10 prints as P_10
+    names = [m.measure_name() for m in measures]  # output names: P.10 prints as P_10
     sort = "xinfAP" if sourced.sampled else "infAP"
     rows: list[dict[str, Any]] = []
     for i, (record, run) in enumerate(zip(stored, runs, strict=True)):

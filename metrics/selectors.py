@@ -22,7 +22,7 @@ from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Membership, QrelsSet, Run
 from campaigns.selectors import campaign_qrels_sets, campaign_runs, run_ranking
 from engine.evaluate import Judgments, RunResult, evaluate_run
-from engine.measures import REGISTRY, Measure
+from engine.measures import Measure
 from engine.names import parse_measures
 from engine.significance import (
     CORRECTIONS,
@@ -175,9 +175,6 @@ def default_source(*, campaign: Campaign) -> JudgmentSource:
 # ---------------------------------------------------------------------------------- evaluating
 
 
-def measure_name(m: Measure) -> str:
-    return m.name or REGISTRY[m.family].output_name(m.param)
-
 
 def evaluation_measures(*, sampled: bool) -> tuple[list[Measure], list[str]]:
     """The measure requests of an evaluation and their specs (the -m arguments)."""
@@ -232,7 +229,7 @@ def source_evaluate(
         raise CampaignDataError(f"nothing to evaluate against: {label} has no graded document yet")
     measures, specs = evaluation_measures(sampled=sourced.sampled)
     labelled = _labelled_only(judgments)
-    judged = [m for m in measures if measure_name(m) == JUDGED]
+    judged = [m for m in measures if m.measure_name() == JUDGED]
     chosen = list(campaign_runs(campaign=campaign)) if runs is None else list(runs)
     if not chosen:
         raise CampaignDataError(f"campaign '{campaign.slug}' has no runs to evaluate")

@@ -23,7 +23,7 @@ from judging.exports import assessor_qrels, consensus_qrels
 from judging.models import Judgment
 from pooling.models import Pool
 from pooling.selectors import pool_as_core
-from pooling.strategies import Pool as CorePool
+from pooling.strategies import PoolSelection
 from trec import Qrels
 from trec.qrels import qrels_from_dict
 
@@ -90,7 +90,7 @@ def _judged_topics(labels: Qrels) -> set[str]:
     }
 
 
-def _only_topics(core: CorePool, keep: set[str]) -> CorePool:
+def _only_topics(core: PoolSelection, keep: set[str]) -> PoolSelection:
     """The pool restricted to ``keep``'s topics (documents, strata and probabilities alike)."""
     chosen = [i for i, t in enumerate(core.topics) if t in keep]
     rows = (

@@ -15,7 +15,7 @@ from pooling.strategies import (
     ADAPTIVE,
     STRATEGIES,
     JudgingQueue,
-    Pool,
+    PoolSelection,
     Rankings,
     Simulation,
     candidate_sizes,
@@ -23,7 +23,7 @@ from pooling.strategies import (
     simulate,
     truncate,
 )
-from trec import FormatError, Qrels, Run, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
+from trec import FormatError, Qrels, RankedRun, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
 from trec.cli import UsageError, run_command
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
@@ -153,7 +153,9 @@ def add_simulate_arguments(parser: ArgumentParser) -> None:
 # -- shared plumbing ------------------------------------------------------------------------
 
 
-def read_runs(paths: Sequence[str], stderr: TextOut, progress: str, depth: int | None = None) -> list[Run]:
+def read_runs(
+    paths: Sequence[str], stderr: TextOut, progress: str, depth: int | None = None
+) -> list[RankedRun]:
     """Read the runs two at a time (numpy releases the GIL while parsing), with a progress bar.
 
     With ``depth``, each run is cut to its top ``depth`` per topic as soon as it is read.
@@ -165,7 +167,7 @@ def read_runs(paths: Sequence[str], stderr: TextOut, progress: str, depth: int |
         if name in seen:
             raise UsageError(f"runs '{seen[name]}' and '{path}' are both named '{name}': rename one")
         seen[name] = path
-    runs: list[Run] = []
+    runs: list[RankedRun] = []
     with Progress(len(paths), "reading runs", stream=stderr, enabled=enabled) as bar:
         workers = min(2, os.cpu_count() or 1, len(paths))
         with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
@@ -253,7 +255,7 @@ def _tuple(values: list[Any] | None) -> tuple[Any, ...] | None:
     return None if values is None else tuple(values)
 
 
-def _included(opts: dict[str, Any], spec: PoolSpec, runs: Sequence[Run]) -> list[str] | None:
+def _included(opts: dict[str, Any], spec: PoolSpec, runs: Sequence[RankedRun]) -> list[str] | None:
     if spec.runs_per_group is None:
         if opts["groups"]:
             raise UsageError("--groups chooses runs together with --runs-per-group N")
@@ -273,7 +275,7 @@ def _progress(opts: dict[str, Any], total: int, what: str, stderr: TextOut) -> P
 # -- build_pool -----------------------------------------------------------------------------
 
 
-def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
+def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> PoolSelection:
     """Build the pool ``opts`` describe and write it to ``opts['output']``; UsageError on bad input."""
     spec = spec_from_options(opts)
     runs = read_runs(opts["runs"], stderr, opts["progress"], spec.deepest())
@@ -292,7 +294,7 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
             with _progress(opts, len(budgets), "judging", stderr) as bar:
                 sim = simulate(queue, judgments, budgets, level=opts["level"], progress=bar.advance)
             _warn_skipped(stderr, sim, "build_pool")
-            pool = Pool.from_lists(
+            pool = PoolSelection.from_lists(
                 opts["strategy"], {t.topic: list(t.docnos) for t in sim.traces}, queue.params()
             )
         else:
@@ -309,7 +311,7 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Pool:
     return pool
 
 
-def _write(pool: Pool, path: str, fmt: str, judgments: Qrels | None) -> None:
+def _write(pool: PoolSelection, path: str, fmt: str, judgments: Qrels | None) -> None:
     try:
         if fmt == "prel":
             write_prel(pool.to_prel(judgments), path)
@@ -353,7 +355,7 @@ def run_simulate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Simu
             [r for r in runs if include is None or r.name in include], spec.pool_depth
         )
         budgets = _budgets(opts["budget"], candidate_sizes(candidates))
-        source: JudgingQueue | Pool
+        source: JudgingQueue | PoolSelection
         if opts["strategy"] in ADAPTIVE:
             source = spec.queue(runs, include)
         else:

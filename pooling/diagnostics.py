@@ -1,6 +1,6 @@
 """Pool diagnostics: pool sizes, unique contributions, judged@k, cutoff ties and leave-out reusability.
 
-Pure: takes runs (:class:`trec.runs.Run`, canonical order), judgments (:class:`trec.qrels.Qrels`) and
+Pure: takes runs (:class:`trec.runs.RankedRun`, canonical order), judgments (:class:`trec.qrels.Qrels`) and
 a pool, returns dataclasses and NamedTuples; no Django (MEASURES.md §7). A pool is either a Qrels
 (every line is pooled; rel -1 = pooled but unjudged) or a mapping ``{topic: docnos}``. Every score
 comes from :func:`engine.evaluate.evaluate_run`; τ-b and τ_AP from :mod:`engine.significance`.
@@ -23,10 +23,10 @@ from engine.evaluate import Judgments, evaluate_run
 from engine.measures import EvalOptions, Measure
 from engine.measures.base import NONPOOL
 from engine.names import parse_measures
-from engine.significance import DECIMALS, kendall_tau_b, measure_name, tau_ap
+from engine.significance import DECIMALS, kendall_tau_b, tau_ap
 from trec.order import sort_by_topic_docno
 from trec.qrels import Qrels
-from trec.runs import Run
+from trec.runs import RankedRun
 
 PoolLike = Qrels | Mapping[str, Iterable[str | bytes]]
 Depth = int | Mapping[str, int] | None
@@ -133,7 +133,7 @@ def pool_sizes(pool: PoolLike, *, qrels: Qrels | Judgments | None = None, level:
 # --------------------------------------------------------------------------- contributions
 
 
-def _units(runs: Sequence[Run], groups: Mapping[str, str] | None) -> tuple[tuple[str, ...], np.ndarray]:
+def _units(runs: Sequence[RankedRun], groups: Mapping[str, str] | None) -> tuple[tuple[str, ...], np.ndarray]:
     """Unit names (runs, or groups in order of first appearance) and the unit index of each run."""
     names = [r.name for r in runs]
     if len(set(names)) != len(names):
@@ -160,7 +160,7 @@ class _Table:
 
 
 def _contributions(
-    runs: Sequence[Run], unit_of_run: np.ndarray, n_units: int, depth: Depth, pool: Qrels | None
+    runs: Sequence[RankedRun], unit_of_run: np.ndarray, n_units: int, depth: Depth, pool: Qrels | None
 ) -> _Table:
     topics = pool.topics if pool is not None else _topic_order(t for r in runs for t in r.topics)
     tindex = {t: i for i, t in enumerate(topics)}
@@ -258,7 +258,7 @@ class UniqueContributions:
 
 
 def unique_contributions(
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     *,
     depth: Depth = None,
     pool: PoolLike | None = None,
@@ -323,7 +323,7 @@ class JudgedAtK(NamedTuple):
 
 
 def judged_at_k(
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     qrels: Qrels | Judgments,
     *,
     ks: Sequence[int] = (10,),
@@ -336,8 +336,8 @@ def judged_at_k(
     for run in runs:
         result = evaluate_run(judgments, run, measures, options)
         for k in ks:
-            unj = result.per_topic[measure_name(Measure("unj", k))]
-            judged = result.per_topic[measure_name(Measure("judged", k))]
+            unj = result.per_topic[Measure("unj", k).measure_name()]
+            judged = result.per_topic[Measure("judged", k).measure_name()]
             trec = 1.0 - unj
             out.append(
                 JudgedAtK(
@@ -373,7 +373,7 @@ class CutoffTie(NamedTuple):
     outside: tuple[str, ...]
 
 
-def cutoff_ties(runs: Sequence[Run], depth: int | Mapping[str, int]) -> list[CutoffTie]:
+def cutoff_ties(runs: Sequence[RankedRun], depth: int | Mapping[str, int]) -> list[CutoffTie]:
     """Every (run, topic) whose depth-k cutoff splits a group of equal scores, in run then topic order.
 
     ``depth`` is one k for every run or a per-run mapping; runs the mapping does not list are skipped.
@@ -487,7 +487,7 @@ def _correlation(truth: np.ndarray, other: np.ndarray) -> tuple[float, float]:
 
 def _unique_rows(
     judgments: Judgments,
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     unit_of_run: np.ndarray,
     n_units: int,
     depth: Depth,
@@ -556,7 +556,7 @@ def _measure_report(
 
 
 def leave_out_reusability(
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     qrels: Qrels | Judgments,
     *,
     measures: Sequence[str] = DEFAULT_MEASURES,
@@ -590,7 +590,7 @@ def leave_out_reusability(
     q = judgments.qrels
     units, unit_of_run = _units(runs, groups)
     ms = parse_measures(list(measures))
-    names = list(dict.fromkeys(measure_name(m) for m in ms))
+    names = list(dict.fromkeys(m.measure_name() for m in ms))
     # Without a pool, the qrels bound the contributions: that changes nobody's uniqueness and
     # drops the documents that have no line to remove.
     lost_rows = _unique_rows(

@@ -28,8 +28,7 @@ from pooling.diagnostics import (
 from pooling.models import Pool
 from pooling.selectors import pool_as_core
 from pooling.spec import PoolSpec
-from trec import Qrels
-from trec import Run as RankedRun
+from trec import Qrels, RankedRun
 
 TIES_SHOWN = 100
 

@@ -12,8 +12,8 @@ from campaigns.models import Campaign, Topic
 from campaigns.selectors import campaign_rankings, campaign_runs
 from pooling.models import Pool, PoolDocument
 from pooling.spec import PoolSpec
-from pooling.strategies import Pool as CorePool
-from trec import Run as RankedRun
+from pooling.strategies import PoolSelection
+from trec import RankedRun
 from trec.grouping import offsets_from_sorted_codes
 
 # ---------------------------------------------------------------------------------------- pools
@@ -53,7 +53,7 @@ def pool_get(*, campaign: Campaign, pk: int) -> Pool:
     return pool
 
 
-def pool_as_core(*, pool: Pool) -> CorePool:
+def pool_as_core(*, pool: Pool) -> PoolSelection:
     """A stored pool as the strategies' Pool: topics in byte order, documents in judging order."""
     rows = list(
         PoolDocument.objects.filter(pool=pool)
@@ -63,7 +63,7 @@ def pool_as_core(*, pool: Pool) -> CorePool:
     topics = tuple(dict.fromkeys(r[0] for r in rows))
     index = {t: i for i, t in enumerate(topics)}
     codes = np.array([index[r[0]] for r in rows], dtype=np.int64)
-    return CorePool(
+    return PoolSelection(
         strategy=pool.strategy,
         topics=topics,
         offsets=offsets_from_sorted_codes(codes, len(topics)),

@@ -17,7 +17,7 @@ from pooling.strategies import (
     FUSIONS,
     STRATEGIES,
     JudgingQueue,
-    Pool,
+    PoolSelection,
     Rankings,
     depth_pool,
     fusion_pool,
@@ -27,10 +27,10 @@ from pooling.strategies import (
     take_pool,
     uniform_sample,
 )
-from trec import Run
+from trec import RankedRun
 
 DEFAULT_DEPTH = 100
-RunsLike = Sequence[Run] | Rankings
+RunsLike = Sequence[RankedRun] | Rankings
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class PoolSpec:
 
     def build(
         self, runs: RunsLike, include: Collection[str] | None = None, budget: int | None = None
-    ) -> Pool:
+    ) -> PoolSelection:
         """The pool of a static strategy (``budget`` overrides the spec's per-topic budget)."""
         budget = self.budget if budget is None else budget
         name, total = self.strategy, self.total_budget

@@ -19,7 +19,7 @@ _RUN_SUFFIXES = {".gz", ".run", ".txt", ".trec", ".res", ".tsv", ".bz2", ".xz"}
 
 
 @dataclass(frozen=True)
-class Run:
+class RankedRun:
     """A ranked run held column-wise in canonical order, one contiguous segment per topic.
 
     ``topics`` are sorted by byte order; topic ``i`` spans ``offsets[i]:offsets[i+1]`` of
@@ -87,8 +87,8 @@ def run_from_arrays(
     tag: str = "",
     path: str = "",
     lines: np.ndarray | None = None,
-) -> Run:
-    """Build a canonical :class:`Run` from parallel arrays; duplicate docnos in a topic are an error."""
+) -> RankedRun:
+    """Build a canonical :class:`RankedRun` from parallel arrays; duplicate docnos in a topic are an error."""
     topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
     docnos = np.asarray(docnos)
     if docnos.dtype.kind != "S":
@@ -100,7 +100,7 @@ def run_from_arrays(
         raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
     perm = canonical_order(codes, scores, docnos)
     sorted_codes = codes[perm]
-    return Run(
+    return RankedRun(
         name=name,
         tag=tag,
         topics=tuple(topics),
@@ -112,7 +112,7 @@ def run_from_arrays(
     )
 
 
-def read_run(path: PathLike, name: str | None = None) -> Run:
+def read_run(path: PathLike, name: str | None = None) -> RankedRun:
     """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`."""
     parts, total = read_columns(str(path), RUN_COLUMNS, _convert)
     if total == 0:
@@ -132,7 +132,7 @@ def read_run(path: PathLike, name: str | None = None) -> Run:
     )
 
 
-def write_run(run: Run, path: PathLike, tag: str | None = None) -> None:
+def write_run(run: RankedRun, path: PathLike, tag: str | None = None) -> None:
     """Write ``run`` in canonical order with ranks 1..n per topic."""
     out_tag = tag or run.tag or run.name
     with open_text_out(path) as fh:

@@ -38,8 +38,7 @@ from campaigns.validation import (
     Severity,
     check_run,
 )
-from trec import FormatError, read_topics
-from trec import Run as RankedRun
+from trec import FormatError, RankedRun, read_topics
 from trec.documents import DocumentReader
 from trec.io import PathLike
 

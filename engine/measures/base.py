@@ -196,6 +196,10 @@ class Measure:
     name: str = ""
     level: int | None = None  # ir_measures' rel=N
 
+    def measure_name(self) -> str:
+        """The column's name: the one asked for (ir_measures' spelling), else trec_eval's output name."""
+        return self.name or REGISTRY[self.family].output_name(self.param)
+
 
 REGISTRY: dict[str, Family] = {}
 # trec_eval -m all_trec prints families in this order

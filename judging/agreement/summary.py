@@ -22,7 +22,7 @@ from judging.agreement.report import (
 from judging.agreement.systems import DEFAULT_MEASURES, SystemRankings, system_rankings
 from judging.agreement.tables import Kappa, TableAgreement
 from trec.qrels import Qrels
-from trec.runs import Run
+from trec.runs import RankedRun
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def agreement_report(
     bootstrap: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
-    runs: Sequence[Run] | None = None,
+    runs: Sequence[RankedRun] | None = None,
     measures: Sequence[str] = DEFAULT_MEASURES,
     options: EvalOptions | None = None,
 ) -> AgreementReport:

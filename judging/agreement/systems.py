@@ -14,9 +14,9 @@ from itertools import combinations
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
-from engine.significance import ScoreMatrix, measure_name, rank_correlation, score_matrix
+from engine.significance import ScoreMatrix, rank_correlation, score_matrix
 from trec.qrels import Qrels
-from trec.runs import Run
+from trec.runs import RankedRun
 
 DEFAULT_MEASURES = ("map", "ndcg", "P.10", "bpref")
 
@@ -63,7 +63,7 @@ def _common_topics(a: ScoreMatrix | None, b: ScoreMatrix | None) -> list[str]:
 
 def system_rankings(
     judgments: Mapping[str, Qrels],
-    runs: Sequence[Run],
+    runs: Sequence[RankedRun],
     *,
     measures: Sequence[str] = DEFAULT_MEASURES,
     options: EvalOptions | None = None,
@@ -76,7 +76,7 @@ def system_rankings(
     same name, or a measure without per-topic values, raise ``ComparisonError`` (a ValueError).
     """
     parsed = [m for spec in measures for m in parse_measures([spec])]
-    names = list(dict.fromkeys(measure_name(m) for m in parsed))
+    names = list(dict.fromkeys(m.measure_name() for m in parsed))
     assessors = tuple(judgments)
     results: dict[str, list[RunResult]] = {
         name: [evaluate_run(Judgments(q), run, parsed, options) for run in runs]

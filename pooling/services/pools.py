@@ -16,8 +16,7 @@ from campaigns.services.imports import ProgressCallback, _as_text, _quiet
 from pooling.models import Pool, PoolDocument
 from pooling.selectors import pool_rankings
 from pooling.spec import PoolSpec
-from pooling.strategies import Pool as CorePool
-from pooling.strategies import depth_pool
+from pooling.strategies import PoolSelection, depth_pool
 
 POOL_NAME_MAX = 100
 
@@ -78,7 +77,7 @@ def pool_build(
     return pool
 
 
-def _sizes(core: CorePool) -> dict[str, dict[str, int]]:
+def _sizes(core: PoolSelection) -> dict[str, dict[str, int]]:
     """Per topic: documents to judge and, for sampling designs, the universe they were drawn from."""
     judge = core.sizes()
     universe = np.diff(core.offsets).tolist()
@@ -88,7 +87,7 @@ def _sizes(core: CorePool) -> dict[str, dict[str, int]]:
 POOL_COLUMNS = ("pool", "topic", "position", "docno", "sampled", "stratum", "iprob")
 
 
-def _store_documents(pool: Pool, core: CorePool, progress: ProgressCallback) -> None:
+def _store_documents(pool: Pool, core: PoolSelection, progress: ProgressCallback) -> None:
     topic_ids = dict(Topic.objects.filter(campaign_id=pool.campaign_id).values_list("number", "id"))
     missing = [t for t in core.topics if t not in topic_ids]
     if missing:  # the import validated every run topic, so only a deleted topic gets here

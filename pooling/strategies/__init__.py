@@ -9,12 +9,7 @@ from pooling.strategies.adaptive import (
     Thompson,
     make_queue,
 )
-from pooling.strategies.pool import Pool
-from pooling.strategies.rankings import Rankings, truncate
-from pooling.strategies.registry import STATIC, STRATEGIES, make_pool
-from pooling.strategies.sampling import allocate, sizes_from_rates, stratified_sample, uniform_sample
-from pooling.strategies.simulate import Simulation, candidate_sizes, per_topic_budgets, simulate
-from pooling.strategies.static import (
+from pooling.strategies.fixed import (
     FUSIONS,
     as_rankings,
     depth_pool,
@@ -23,6 +18,11 @@ from pooling.strategies.static import (
     select_runs,
     take_pool,
 )
+from pooling.strategies.pool import PoolSelection
+from pooling.strategies.rankings import Rankings, truncate
+from pooling.strategies.registry import STATIC, STRATEGIES, make_pool
+from pooling.strategies.sampling import allocate, sizes_from_rates, stratified_sample, uniform_sample
+from pooling.strategies.simulate import Simulation, candidate_sizes, per_topic_budgets, simulate
 
 __all__ = [
     "ADAPTIVE",
@@ -33,7 +33,7 @@ __all__ = [
     "JudgingQueue",
     "MaxMean",
     "MoveToFront",
-    "Pool",
+    "PoolSelection",
     "Rankings",
     "Simulation",
     "Thompson",

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from pooling.strategies.fixed import RunsLike, as_rankings
 from pooling.strategies.rankings import Rankings
-from pooling.strategies.static import RunsLike, as_rankings
 
 STATE_VERSION = 1
 

@@ -16,7 +16,7 @@ UNJUDGED = -1  # the qrels/prel convention for "pooled (or listed) but not judge
 
 
 @dataclass(frozen=True, eq=False)  # numpy fields: no element-wise __eq__
-class Pool:
+class PoolSelection:
     """Per topic, the pooled documents: those to judge first, in judging order, then the unsampled.
 
     Topic ``i`` spans ``offsets[i]:offsets[i+1]`` of the per-document arrays. ``sampled`` is
@@ -42,7 +42,7 @@ class Pool:
     @classmethod
     def from_lists(
         cls, strategy: str, lists: Mapping[str, Sequence[str]], params: Mapping[str, Any] | None = None
-    ) -> Pool:
+    ) -> PoolSelection:
         """A pool judging ``lists[topic]`` in that order (topics sorted in byte order)."""
         topics = sorted(lists, key=lambda t: t.encode())
         docs = [d.encode() for t in topics for d in lists[t]]
@@ -118,7 +118,7 @@ class Pool:
         """A Million Query prel: the sampled documents with their inclusion probability."""
         rows = np.flatnonzero(self.sampled)
         qrels = qrels_from_arrays(self._qids(rows), self.docnos[rows], self._grades(rows, judgments))
-        sub = Pool(
+        sub = PoolSelection(
             self.strategy,
             self.topics,
             offsets_from_sorted_codes(self._codes()[rows], len(self.topics)),
@@ -134,7 +134,7 @@ class Pool:
         )
 
 
-def _align(qrels: Qrels, pool: Pool, values: np.ndarray) -> np.ndarray:
+def _align(qrels: Qrels, pool: PoolSelection, values: np.ndarray) -> np.ndarray:
     """``values`` (pool order) reordered into the qrels' (topic, docno) order."""
     out = np.empty(len(qrels), dtype=values.dtype)
     index = qrels.topic_index()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from trec.order import hash_strings
-from trec.runs import Run
+from trec.runs import RankedRun
 
 NO_RANK = np.iinfo(np.int64).max
 
@@ -39,7 +39,7 @@ class Rankings:
     @classmethod
     def from_runs(
         cls,
-        runs: Sequence[Run],
+        runs: Sequence[RankedRun],
         depth: int | None = None,
         *,
         run_depths: Mapping[str, int] | None = None,
@@ -173,7 +173,7 @@ class Rankings:
         return h.hexdigest()
 
 
-def truncate(run: Run, depth: int | None) -> Run:
+def truncate(run: RankedRun, depth: int | None) -> RankedRun:
     """``run`` cut to its top ``depth`` documents per topic (the run itself when nothing is cut).
 
     Strategies that look no deeper than k can drop the rest as soon as a run is read, which

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from pooling.strategies.adaptive import ADAPTIVE
-from pooling.strategies.pool import Pool
+from pooling.strategies.fixed import FUSIONS, RunsLike, depth_pool, fusion_pool, take_pool
+from pooling.strategies.pool import PoolSelection
 from pooling.strategies.sampling import stratified_sample, uniform_sample
-from pooling.strategies.static import FUSIONS, RunsLike, depth_pool, fusion_pool, take_pool
 
 STATIC = ("depth", "take", *FUSIONS, "uniform", "stratified")
 STRATEGIES = (*STATIC, *ADAPTIVE)
 
 
-def make_pool(strategy: str, runs: RunsLike, **params: Any) -> Pool:
+def make_pool(strategy: str, runs: RunsLike, **params: Any) -> PoolSelection:
     """The pool of a static strategy; ``params`` are that strategy function's keyword arguments.
 
     ``make_pool("depth", runs, depth=100)`` is ``depth_pool(runs, depth=100)``; a fusion name

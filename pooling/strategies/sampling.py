@@ -12,14 +12,14 @@ from collections.abc import Collection, Sequence
 
 import numpy as np
 
-from pooling.strategies.pool import Pool
-from pooling.strategies.static import (
+from pooling.strategies.fixed import (
     RunsLike,
     as_rankings,
     pool_from_candidates,
     rank_priority,
     take_in_order,
 )
+from pooling.strategies.pool import PoolSelection
 
 
 def _generator(seed: int | np.random.Generator) -> np.random.Generator:
@@ -91,7 +91,7 @@ def stratified_sample(
     include: Collection[str] | None = None,
     seed: int | np.random.Generator = 0,
     strategy: str = "stratified",
-) -> Pool:
+) -> PoolSelection:
     """Stratify the depth-``strata[-1]`` pool by best rank and sample each stratum.
 
     ``strata`` are the last ranks of the strata: (10, 30, 100) means ranks 1-10, 11-30, 31-100,
@@ -171,7 +171,7 @@ def uniform_sample(
     total_budget: int | None = None,
     include: Collection[str] | None = None,
     seed: int | np.random.Generator = 0,
-) -> Pool:
+) -> PoolSelection:
     """A simple random sample of each topic's depth-k pool (infAP, Yilmaz & Aslam 2006): one stratum."""
     return stratified_sample(
         runs,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pooling.strategies.adaptive import JudgingQueue
-from pooling.strategies.pool import Pool
+from pooling.strategies.pool import PoolSelection
 from pooling.strategies.rankings import Rankings
 from trec.qrels import Qrels
 
@@ -104,7 +104,7 @@ def _grades(qrels: Qrels, topic_index: int, docnos: list[str]) -> np.ndarray:
 
 
 def simulate(
-    source: JudgingQueue | Pool,
+    source: JudgingQueue | PoolSelection,
     qrels: Qrels,
     budgets: Mapping[str, int],
     *,
@@ -122,7 +122,7 @@ def simulate(
         q = index[topic]
         _, rels = qrels.segment(q)
         total = int((rels >= level).sum())
-        if isinstance(source, Pool):
+        if isinstance(source, PoolSelection):
             docs = source.to_judge(topic)[:budget] if topic in source.topics else []
             grades = _grades(qrels, q, docs)
         else:
@@ -139,5 +139,5 @@ def simulate(
         traces.append(TopicTrace(topic, tuple(docs), grades >= level, budget, total))
         if progress is not None:
             progress(topic)
-    name = strategy or (source.strategy if isinstance(source, Pool) else type(source).strategy)
+    name = strategy or (source.strategy if isinstance(source, PoolSelection) else type(source).strategy)
     return Simulation(name, tuple(traces), tuple(skipped))

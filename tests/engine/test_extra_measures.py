@@ -22,7 +22,7 @@ from engine.names import MeasureError, parse_measures
 from trec import read_mq_prel
 from trec.prels import MQPrel
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 # ir_measures 0.4 parses measure names with the deprecated ast.Num
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -34,7 +34,7 @@ DOCNOS = ("d1", "d10", "d2", "D3", "a", "b0", "zz", "d11", "x", "y")
 TOPICS = ("101", "102", "103")  # numeric: gdeval.pl refuses other topic ids
 
 
-def _run(run: RunDict) -> Run:
+def _run(run: RunDict) -> RankedRun:
     qids = [t for t, docs in run.items() for _ in docs]
     docnos = [d for docs in run.values() for d in docs]
     scores = [s for docs in run.values() for s in docs.values()]

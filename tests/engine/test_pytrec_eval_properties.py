@@ -18,7 +18,7 @@ from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -63,7 +63,7 @@ def collections(draw: st.DrawFn) -> tuple[dict[str, dict[str, int]], dict[str, d
     return qrels, run
 
 
-def _run(run: dict[str, dict[str, float]]) -> Run:
+def _run(run: dict[str, dict[str, float]]) -> RankedRun:
     qids = [t for t, docs in run.items() for _ in docs]
     docnos = [d for docs in run.values() for d in docs]
     scores = [s for docs in run.values() for s in docs.values()]

@@ -27,7 +27,7 @@ from engine.names import parse_measures
 from tests.conftest import refdata_dir
 from trec import read_qrels, read_run
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 TOLERANCE = 1e-9
 V9_ABSENT = ("rbp", "rbp_resid", "unj_")  # measures trec_eval 9.0.8 does not have
@@ -131,7 +131,7 @@ def test_all_trec_matches_trec_eval_output(refdata: Path, relpath: str) -> None:
 # ---------------------------------------------------------------- hand-derived cases
 
 
-def _run(ranked: dict[str, list[str]], name: str = "r") -> Run:
+def _run(ranked: dict[str, list[str]], name: str = "r") -> RankedRun:
     """A run whose canonical order is the listed order (scores strictly decreasing)."""
     qids, docs, scores = [], [], []
     for topic, docnos in ranked.items():

@@ -19,12 +19,12 @@ from engine.measures.base import EvalOptions
 from engine.names import parse_measures
 from trec.prels import MQPrel
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 INFAP_EPS = 0.00001  # trec_eval m_infap.c
 
 
-def _run(ranking: dict[str, list[str]]) -> Run:
+def _run(ranking: dict[str, list[str]]) -> RankedRun:
     """A run whose scores put each topic's docs in the given order (rank 1 first)."""
     qids, docnos, scores = [], [], []
     for topic, docs in ranking.items():

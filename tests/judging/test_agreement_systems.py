@@ -12,12 +12,12 @@ from engine.names import parse_measures
 from engine.significance import kendall_tau_b, tau_ap
 from judging.agreement import agreement_report, report_as_dict, system_rankings
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 TOPICS = ["1", "2", "3", "4"]
 
 
-def run(name: str, first: dict[str, str]) -> Run:
+def run(name: str, first: dict[str, str]) -> RankedRun:
     """Two documents per topic, ``first[topic]`` ranked above the other of 'r' and 'n'."""
     qids, docnos, scores = [], [], []
     for t in TOPICS:
@@ -29,7 +29,7 @@ def run(name: str, first: dict[str, str]) -> Run:
 
 
 @pytest.fixture
-def runs() -> list[Run]:
+def runs() -> list[RankedRun]:
     # with 'r' relevant: X has AP 1 on every topic, Y 1/2, Z 1 on topics 1-2 only (mean 3/4)
     return [
         run("X", dict.fromkeys(TOPICS, "r")),
@@ -43,7 +43,7 @@ def qrels(relevant: str, topics: list[str] = TOPICS) -> dict[str, dict[str, int]
     return {t: {relevant: 1, other: 0} for t in topics}
 
 
-def test_identical_judgments_rank_the_systems_identically(runs: list[Run]) -> None:
+def test_identical_judgments_rank_the_systems_identically(runs: list[RankedRun]) -> None:
     s = system_rankings(
         {"A": qrels_from_dict(qrels("r")), "B": qrels_from_dict(qrels("r"))}, runs, measures=["map"]
     )
@@ -56,7 +56,7 @@ def test_identical_judgments_rank_the_systems_identically(runs: list[Run]) -> No
     )
 
 
-def test_swapped_relevance_reverses_the_ranking(runs: list[Run]) -> None:
+def test_swapped_relevance_reverses_the_ranking(runs: list[RankedRun]) -> None:
     s = system_rankings(
         {"A": qrels_from_dict(qrels("r")), "B": qrels_from_dict(qrels("n"))}, runs, measures=["map"]
     )
@@ -66,7 +66,7 @@ def test_swapped_relevance_reverses_the_ranking(runs: list[Run]) -> None:
     assert c.tau_b == pytest.approx(-1.0) and c.tau_ap_ab == pytest.approx(-1.0)
 
 
-def test_the_means_are_the_evaluation_engines(runs: list[Run]) -> None:
+def test_the_means_are_the_evaluation_engines(runs: list[RankedRun]) -> None:
     judged = qrels_from_dict(
         {"1": {"r": 2, "n": 0}, "2": {"r": 1, "n": 1}, "3": {"n": 1}, "4": {"r": 0, "n": 0}}
     )
@@ -80,7 +80,7 @@ def test_the_means_are_the_evaluation_engines(runs: list[Run]) -> None:
             assert s.means["A"][m][r.name] == pytest.approx(float(np.mean(result.per_topic[m])), abs=1e-12)
 
 
-def test_a_pair_is_compared_on_the_topics_both_assessors_judged(runs: list[Run]) -> None:
+def test_a_pair_is_compared_on_the_topics_both_assessors_judged(runs: list[RankedRun]) -> None:
     # B judged only topics 3 and 4, where Z behaves like Y: X 1, Y 1/2, Z 1/2 under A on those topics
     s = system_rankings(
         {"A": qrels_from_dict(qrels("r")), "B": qrels_from_dict(qrels("r", ["3", "4"]))},
@@ -95,7 +95,7 @@ def test_a_pair_is_compared_on_the_topics_both_assessors_judged(runs: list[Run])
     assert c.tau_ap_ab == pytest.approx(tau_ap(truth, truth))
 
 
-def test_tau_ap_is_asymmetric_between_the_two_assessors(runs: list[Run]) -> None:
+def test_tau_ap_is_asymmetric_between_the_two_assessors(runs: list[RankedRun]) -> None:
     # B: 'r' relevant on topic 1, both on topic 2, 'n' on topics 3-4: X 3/4, Y 7/8, Z 1 (Z > Y > X),
     # against A's X > Z > Y
     b = {"1": {"r": 1, "n": 0}, "2": {"r": 1, "n": 1}, "3": {"r": 0, "n": 1}, "4": {"r": 0, "n": 1}}
@@ -110,7 +110,7 @@ def test_tau_ap_is_asymmetric_between_the_two_assessors(runs: list[Run]) -> None
     assert c.tau_b == pytest.approx((1 - 2) / 3)
 
 
-def test_no_common_topic_gives_nan_correlations(runs: list[Run]) -> None:
+def test_no_common_topic_gives_nan_correlations(runs: list[RankedRun]) -> None:
     s = system_rankings(
         {"A": qrels_from_dict(qrels("r", ["1"])), "B": qrels_from_dict(qrels("r", ["9"]))},
         runs,
@@ -121,14 +121,16 @@ def test_no_common_topic_gives_nan_correlations(runs: list[Run]) -> None:
     assert s.means["B"]["map"] == {}
 
 
-def test_an_unknown_measure_is_a_value_error(runs: list[Run]) -> None:
+def test_an_unknown_measure_is_a_value_error(runs: list[RankedRun]) -> None:
     with pytest.raises(ValueError, match="unknown measure"):
         system_rankings(
             {"A": qrels_from_dict(qrels("r")), "B": qrels_from_dict(qrels("n"))}, runs, measures=["nope"]
         )
 
 
-def test_the_report_carries_the_system_rankings_for_every_pair_and_default_measure(runs: list[Run]) -> None:
+def test_the_report_carries_the_system_rankings_for_every_pair_and_default_measure(
+    runs: list[RankedRun],
+) -> None:
     report = agreement_report({"A": qrels("r"), "B": qrels("n"), "C": qrels("r")}, runs=runs)
     assert report.systems is not None
     assert report.systems.measures == ("map", "ndcg", "P_10", "bpref")

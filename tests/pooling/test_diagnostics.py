@@ -20,12 +20,14 @@ from pooling.diagnostics import (
     unique_contributions,
 )
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 INFAP_EPS = 0.00001  # trec_eval m_infap.c
 
 
-def make_run(name: str, ranking: dict[str, list[str]], scores: dict[str, list[float]] | None = None) -> Run:
+def make_run(
+    name: str, ranking: dict[str, list[str]], scores: dict[str, list[float]] | None = None
+) -> RankedRun:
     """A run listing each topic's docs in the given order (scores n..1 unless given)."""
     qids, docnos, values = [], [], []
     for topic, docs in ranking.items():
@@ -347,7 +349,7 @@ def test_leave_out_matches_a_brute_force_reevaluation(seed: int) -> None:
     )
     contributions = unique_contributions(runs, depth=depth, groups=groups, qrels=qrels)
 
-    def top(run: Run, t: str) -> set[str]:
+    def top(run: RankedRun, t: str) -> set[str]:
         docs = [d for d, _ in run.ranking(t)]
         return set(docs if depth is None else docs[:depth])
 

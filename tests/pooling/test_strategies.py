@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pooling.strategies import (
-    Pool,
+    PoolSelection,
     Rankings,
     depth_pool,
     fused_scores,
@@ -20,10 +20,10 @@ from pooling.strategies import (
     truncate,
 )
 from trec.qrels import qrels_from_dict
-from trec.runs import Run, run_from_arrays
+from trec.runs import RankedRun, run_from_arrays
 
 
-def make_run(name: str, topics: Mapping[str, Sequence[Any]]) -> Run:
+def make_run(name: str, topics: Mapping[str, Sequence[Any]]) -> RankedRun:
     """A run from ``{topic: [docno, ...]}`` (scores n, n-1, ... 1) or ``{topic: [(docno, score), ...]}``."""
     qids, docnos, scores = [], [], []
     for topic, docs in topics.items():
@@ -43,11 +43,11 @@ SCORES_C = {"1": [("g", 0.9), ("b", 0.5), ("h", 0.1)]}
 
 
 @pytest.fixture
-def runs() -> list[Run]:
+def runs() -> list[RankedRun]:
     return [make_run("A", SCORES_A), make_run("B", SCORES_B), make_run("C", SCORES_C)]
 
 
-def test_depth_pool_is_the_union_of_each_runs_top_k_in_best_rank_order(runs: list[Run]) -> None:
+def test_depth_pool_is_the_union_of_each_runs_top_k_in_best_rank_order(runs: list[RankedRun]) -> None:
     pool = depth_pool(runs, 2)
     # top 2: A {a, b}, B {b, e}, C {g, b} -> {a, b, e, g}; a, b, g have best rank 1 with one vote
     # each (b is B's first, A's and C's second), so docno order among them, then e (best rank 2)
@@ -58,7 +58,7 @@ def test_depth_pool_is_the_union_of_each_runs_top_k_in_best_rank_order(runs: lis
     assert len(pool) == 7
 
 
-def test_depth_pool_in_docno_order_hides_the_ranks(runs: list[Run]) -> None:
+def test_depth_pool_in_docno_order_hides_the_ranks(runs: list[RankedRun]) -> None:
     assert depth_pool(runs, 2, order="docno").to_judge("1") == ["a", "b", "e", "g"]
 
 
@@ -72,7 +72,7 @@ def test_votes_at_the_best_rank_come_before_docno() -> None:
     assert depth_pool(two, 1).to_judge("1") == ["z", "a"]
 
 
-def test_per_run_depths_and_chosen_runs(runs: list[Run]) -> None:
+def test_per_run_depths_and_chosen_runs(runs: list[RankedRun]) -> None:
     # A to depth 1 ({a}), B to depth 0 (nothing), C to the default 2 ({g, b})
     pool = depth_pool(runs, 2, run_depths={"A": 1, "B": 0})
     assert sorted(pool.to_judge("1")) == ["a", "b", "g"]
@@ -94,12 +94,12 @@ def test_select_runs_takes_each_groups_top_priority_runs() -> None:
     assert select_runs(["A", "B", "E"], groups={"A": "g", "B": "g"}, priorities={"A": 1}) == ["A", "E"]
 
 
-def test_take_with_a_per_topic_budget_takes_the_best_ranks_first(runs: list[Run]) -> None:
+def test_take_with_a_per_topic_budget_takes_the_best_ranks_first(runs: list[RankedRun]) -> None:
     pool = take_pool(runs, budget=3)
     assert pool.as_lists() == {"1": ["a", "b", "g"], "2": ["x", "y", "z"]}
 
 
-def test_take_with_a_total_budget_splits_it_level_by_level_over_topics(runs: list[Run]) -> None:
+def test_take_with_a_total_budget_splits_it_level_by_level_over_topics(runs: list[RankedRun]) -> None:
     # Best-rank-1 candidates: topic 1 a, b, g; topic 2 x, y. Budget 4 goes round robin inside
     # that level: a (t1), x (t2), b (t1), y (t2).
     assert take_pool(runs, total_budget=4).as_lists() == {"1": ["a", "b"], "2": ["x", "y"]}
@@ -107,12 +107,12 @@ def test_take_with_a_total_budget_splits_it_level_by_level_over_topics(runs: lis
     assert take_pool(runs, total_budget=5).as_lists() == {"1": ["a", "b", "g"], "2": ["x", "y"]}
 
 
-def test_take_of_the_depth_k_pool_size_is_the_depth_k_pool(runs: list[Run]) -> None:
+def test_take_of_the_depth_k_pool_size_is_the_depth_k_pool(runs: list[RankedRun]) -> None:
     depth = depth_pool(runs, 2)
     assert take_pool(runs, total_budget=len(depth)).as_lists() == depth.as_lists()
 
 
-def test_fused_scores_follow_each_formula(runs: list[Run]) -> None:
+def test_fused_scores_follow_each_formula(runs: list[RankedRun]) -> None:
     rk = Rankings.from_runs(runs)
     doc = {d.decode(): i for i, d in enumerate(rk.docnos.tolist()) if rk.doc_topic[i] == 0}
     rrf = fused_scores(rk, "rrf")
@@ -152,7 +152,7 @@ def test_rbp_persistence_changes_the_fused_order() -> None:
     assert fusion_pool(runs, "rrf", budget=1).to_judge("1") == ["s"]
 
 
-def test_fusion_pools_take_the_budget_by_fused_score(runs: list[Run]) -> None:
+def test_fusion_pools_take_the_budget_by_fused_score(runs: list[RankedRun]) -> None:
     # RRF order in topic 1: b (3 terms), a (1/61 + 1/63), g (1/61), e (1/62), then c and h
     # (1/63 each; tie on best rank 3, so docno)
     assert fusion_pool(runs, "rrf", budget=6).to_judge("1") == ["b", "a", "g", "e", "c", "h"]
@@ -160,7 +160,7 @@ def test_fusion_pools_take_the_budget_by_fused_score(runs: list[Run]) -> None:
     assert fusion_pool(runs, "combmnz", budget=5).to_judge("1") == ["b", "a", "g", "e", "c"]
 
 
-def test_fusion_total_budget_gives_topics_equal_shares(runs: list[Run]) -> None:
+def test_fusion_total_budget_gives_topics_equal_shares(runs: list[RankedRun]) -> None:
     # 5 over two topics: each topic's first, then second choices; the fifth goes to topic 1
     pool = fusion_pool(runs, "rrf", total_budget=5)
     assert pool.sizes() == {"1": 3, "2": 2}
@@ -168,14 +168,14 @@ def test_fusion_total_budget_gives_topics_equal_shares(runs: list[Run]) -> None:
     assert fusion_pool(runs, "rrf", total_budget=9).sizes() == {"1": 6, "2": 3}
 
 
-def test_fusion_and_take_need_a_budget(runs: list[Run]) -> None:
+def test_fusion_and_take_need_a_budget(runs: list[RankedRun]) -> None:
     with pytest.raises(ValueError, match="budget"):
         fusion_pool(runs, "borda")
     with pytest.raises(ValueError, match="budget"):
         take_pool(runs)
 
 
-def test_depth_cut_of_the_fusion_input(runs: list[Run]) -> None:
+def test_depth_cut_of_the_fusion_input(runs: list[RankedRun]) -> None:
     # with depth 1 only a, b, g are candidates of topic 1
     assert sorted(fusion_pool(runs, "borda", budget=10, depth=1).to_judge("1")) == ["a", "b", "g"]
 
@@ -186,13 +186,13 @@ def test_ties_in_scores_follow_the_canonical_order() -> None:
     assert depth_pool([tied], 1).to_judge("1") == ["b"]
 
 
-def test_truncate_keeps_each_topics_top_k(runs: list[Run]) -> None:
+def test_truncate_keeps_each_topics_top_k(runs: list[RankedRun]) -> None:
     cut = truncate(runs[0], 1)
     assert [cut.ranking(t) for t in cut.topics] == [[("a", 4.0)], [("x", 2.0)]]
     assert Rankings.from_runs([cut]).fingerprint() == Rankings.from_runs([runs[0]], 1).fingerprint()
 
 
-def test_pool_to_qrels_lists_the_documents_to_judge_with_rel_minus_one(runs: list[Run]) -> None:
+def test_pool_to_qrels_lists_the_documents_to_judge_with_rel_minus_one(runs: list[RankedRun]) -> None:
     pool = depth_pool(runs, 1)
     qrels = pool.to_qrels()
     assert qrels.as_dict() == {"1": {"a": -1, "b": -1, "g": -1}, "2": {"x": -1, "y": -1}}
@@ -201,7 +201,7 @@ def test_pool_to_qrels_lists_the_documents_to_judge_with_rel_minus_one(runs: lis
     assert judged.as_dict()["1"] == {"a": 2, "b": -1, "g": -1}
 
 
-def test_pool_prel_and_mq_prel_of_a_complete_pool(runs: list[Run]) -> None:
+def test_pool_prel_and_mq_prel_of_a_complete_pool(runs: list[RankedRun]) -> None:
     pool = depth_pool(runs, 1)
     prel = pool.to_prel()
     # a static pool is one stratum judged for certain
@@ -212,7 +212,7 @@ def test_pool_prel_and_mq_prel_of_a_complete_pool(runs: list[Run]) -> None:
 
 
 def test_pool_from_lists_keeps_the_judging_order() -> None:
-    pool = Pool.from_lists("manual", {"2": ["q", "p"], "10": ["z"]})
+    pool = PoolSelection.from_lists("manual", {"2": ["q", "p"], "10": ["z"]})
     # topics in byte order ("10" < "2"), documents as given
     assert pool.topics == ("10", "2")
     assert pool.to_judge("2") == ["q", "p"]
@@ -220,7 +220,7 @@ def test_pool_from_lists_keeps_the_judging_order() -> None:
         pool.to_judge("3")
 
 
-def test_make_pool_dispatches_by_name(runs: list[Run]) -> None:
+def test_make_pool_dispatches_by_name(runs: list[RankedRun]) -> None:
     assert make_pool("depth", runs, depth=2).as_lists() == depth_pool(runs, 2).as_lists()
     assert make_pool("borda", runs, budget=2).as_lists() == fusion_pool(runs, "borda", budget=2).as_lists()
     with pytest.raises(ValueError, match="adaptive"):

@@ -10,7 +10,7 @@ import pytest
 
 from pooling.strategies import JudgingQueue, make_queue
 from tests.pooling.test_strategies import make_run
-from trec.runs import Run
+from trec.runs import RankedRun
 
 
 def drive(queue: JudgingQueue, topic: str, grades: Mapping[str, int], steps: int = 1000) -> list[str]:
@@ -139,7 +139,7 @@ def test_warmup_judges_the_depth_k_pool_first() -> None:
     assert seen[:4] == ["a1", "b1", "a2", "b2"]
 
 
-def _synthetic(seed: int = 0) -> tuple[list[Run], dict[str, dict[str, int]]]:
+def _synthetic(seed: int = 0) -> tuple[list[RankedRun], dict[str, dict[str, int]]]:
     """Six runs x three topics x 40 docs over a shared universe, and random grades."""
     rng = np.random.default_rng(seed)
     topics = ("7", "8", "9")
@@ -234,7 +234,7 @@ def test_catch_up_refuses_a_state_that_is_not_a_successor() -> None:
     assert not one.catch_up(make_queue("maxmean", runs, depth=10).state())
 
 
-def _catch_up_runs() -> list[Run]:
+def _catch_up_runs() -> list[RankedRun]:
     """Three small runs of topic 1 that overlap: enough candidates for a queue to choose among."""
     from trec.runs import run_from_arrays
 

@@ -8,18 +8,18 @@ import numpy as np
 import pytest
 
 from pooling.strategies import Rankings, depth_pool, stratified_sample, take_pool
-from trec.runs import Run, read_run
+from trec.runs import RankedRun, read_run
 
 pytestmark = pytest.mark.refdata
 
 
 @pytest.fixture(scope="module")
-def robust05_runs(refdata: Path) -> list[Run]:
+def robust05_runs(refdata: Path) -> list[RankedRun]:
     return [read_run(p) for p in sorted((refdata / "data" / "robust05" / "runs").glob("*.run"))]
 
 
-def brute_force_union(runs: list[Run], depths: dict[str, int]) -> dict[str, set[str]]:
-    """The depth-k pool with sets: each run's top k of each topic by Run.ranking (canonical order)."""
+def brute_force_union(runs: list[RankedRun], depths: dict[str, int]) -> dict[str, set[str]]:
+    """The depth-k pool with sets: each run's top k of each topic by RankedRun.ranking (canonical order)."""
     pool: dict[str, set[str]] = {}
     for run in runs:
         for topic in run.topics:
@@ -28,7 +28,7 @@ def brute_force_union(runs: list[Run], depths: dict[str, int]) -> dict[str, set[
 
 
 @pytest.mark.parametrize("depth", [1, 10, 100, 1000])
-def test_depth_pool_equals_the_brute_force_union(robust05_runs: list[Run], depth: int) -> None:
+def test_depth_pool_equals_the_brute_force_union(robust05_runs: list[RankedRun], depth: int) -> None:
     pool = depth_pool(robust05_runs, depth)
     expected = brute_force_union(robust05_runs, dict.fromkeys((r.name for r in robust05_runs), depth))
     assert {t: set(d) for t, d in pool.as_lists().items()} == expected
@@ -36,7 +36,7 @@ def test_depth_pool_equals_the_brute_force_union(robust05_runs: list[Run], depth
     assert all(len(d) == len(set(d)) for d in pool.as_lists().values())
 
 
-def test_per_run_depths_and_a_subset_of_runs(robust05_runs: list[Run]) -> None:
+def test_per_run_depths_and_a_subset_of_runs(robust05_runs: list[RankedRun]) -> None:
     chosen = robust05_runs[:4]
     depths = {r.name: 5 + 20 * i for i, r in enumerate(chosen)}
     pool = depth_pool(robust05_runs, 0, run_depths=depths, include=list(depths))
@@ -44,12 +44,12 @@ def test_per_run_depths_and_a_subset_of_runs(robust05_runs: list[Run]) -> None:
     assert {t: set(d) for t, d in pool.as_lists().items() if d} == expected
 
 
-def test_take_of_the_depth_pool_size_is_the_depth_pool(robust05_runs: list[Run]) -> None:
+def test_take_of_the_depth_pool_size_is_the_depth_pool(robust05_runs: list[RankedRun]) -> None:
     depth = depth_pool(robust05_runs, 20)
     assert take_pool(robust05_runs, total_budget=len(depth)).as_lists() == depth.as_lists()
 
 
-def test_stratified_inclusion_probabilities_sum_to_the_sample_size(robust05_runs: list[Run]) -> None:
+def test_stratified_inclusion_probabilities_sum_to_the_sample_size(robust05_runs: list[RankedRun]) -> None:
     pool = stratified_sample(
         Rankings.from_runs(robust05_runs, 100), (10, 30, 100), rates=(1.0, 0.5, 0.1), seed=3
     )

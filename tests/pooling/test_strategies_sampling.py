@@ -8,11 +8,11 @@ import pytest
 from pooling.strategies import allocate, depth_pool, sizes_from_rates, stratified_sample, uniform_sample
 from tests.pooling.test_strategies import make_run
 from trec.qrels import qrels_from_dict
-from trec.runs import Run
+from trec.runs import RankedRun
 
 
 @pytest.fixture
-def runs() -> list[Run]:
+def runs() -> list[RankedRun]:
     """Two topics; ten runs of 20 documents each drawn from 60 per topic, so best ranks spread."""
     rng = np.random.default_rng(3)
     out = []
@@ -42,7 +42,7 @@ def test_allocate_is_proportional_to_weight_times_size_capped_at_the_stratum() -
     assert allocate(np.array([3, 4]), np.array([1.0, 0.0]), 100).tolist() == [3, 0]
 
 
-def test_stratified_sample_sizes_and_inclusion_probabilities(runs: list[Run]) -> None:
+def test_stratified_sample_sizes_and_inclusion_probabilities(runs: list[RankedRun]) -> None:
     pool = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.5, 0.2), seed=11)
     full = depth_pool(runs, 20)
     # every document of the depth-20 pool is listed, sampled or not
@@ -61,7 +61,7 @@ def test_stratified_sample_sizes_and_inclusion_probabilities(runs: list[Run]) ->
             assert set(pool.iprobs[rows].tolist()) <= {expected / population}
 
 
-def test_strata_follow_the_best_rank(runs: list[Run]) -> None:
+def test_strata_follow_the_best_rank(runs: list[RankedRun]) -> None:
     pool = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.0, 0.0), seed=1)
     # stratum 1 = best rank 1-2, all judged: exactly the depth-2 pool; the others sample nothing
     assert {t: sorted(d) for t, d in pool.as_lists().items()} == {
@@ -69,14 +69,14 @@ def test_strata_follow_the_best_rank(runs: list[Run]) -> None:
     }
 
 
-def test_a_total_budget_is_spent_exactly_over_all_topics(runs: list[Run]) -> None:
+def test_a_total_budget_is_spent_exactly_over_all_topics(runs: list[RankedRun]) -> None:
     pool = stratified_sample(runs, (2, 5, 20), total_budget=40, weights=(1.0, 0.5, 0.1), seed=2)
     assert len(pool) == 40
     per_topic = stratified_sample(runs, (2, 5, 20), budget=15, seed=2)
     assert per_topic.sizes() == {"1": 15, "2": 15}
 
 
-def test_the_same_seed_gives_the_same_sample_and_another_seed_another(runs: list[Run]) -> None:
+def test_the_same_seed_gives_the_same_sample_and_another_seed_another(runs: list[RankedRun]) -> None:
     a = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.5, 0.2), seed=5)
     b = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.5, 0.2), seed=5)
     c = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.5, 0.2), seed=6)
@@ -87,7 +87,7 @@ def test_the_same_seed_gives_the_same_sample_and_another_seed_another(runs: list
     assert {t: sorted(x) for t, x in d.as_lists().items()} == {t: sorted(x) for t, x in a.as_lists().items()}
 
 
-def test_uniform_sample_is_one_stratum_of_the_depth_k_pool(runs: list[Run]) -> None:
+def test_uniform_sample_is_one_stratum_of_the_depth_k_pool(runs: list[RankedRun]) -> None:
     pool = uniform_sample(runs, 10, rate=0.25, seed=4)
     sizes = depth_pool(runs, 10).sizes()
     for topic, n in sizes.items():
@@ -96,7 +96,7 @@ def test_uniform_sample_is_one_stratum_of_the_depth_k_pool(runs: list[Run]) -> N
     assert pool.strategy == "uniform"
 
 
-def test_prel_lists_unsampled_documents_with_rel_minus_one_and_their_stratum(runs: list[Run]) -> None:
+def test_prel_lists_unsampled_documents_with_rel_minus_one_and_their_stratum(runs: list[RankedRun]) -> None:
     pool = stratified_sample(runs, (2, 5, 20), rates=(1.0, 0.5, 0.2), seed=8)
     everything = {t: dict.fromkeys(d, 1) for t, d in depth_pool(runs, 20).as_lists().items()}
     prel = pool.to_prel(qrels_from_dict(everything))
@@ -113,7 +113,7 @@ def test_prel_lists_unsampled_documents_with_rel_minus_one_and_their_stratum(run
     assert ((mq.iprobs > 0) & (mq.iprobs <= 1)).all()
 
 
-def test_bad_designs_are_refused(runs: list[Run]) -> None:
+def test_bad_designs_are_refused(runs: list[RankedRun]) -> None:
     with pytest.raises(ValueError, match="increasing"):
         stratified_sample(runs, (5, 2), rates=(1.0, 1.0))
     with pytest.raises(ValueError, match="rates"):

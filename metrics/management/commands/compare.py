@@ -21,7 +21,6 @@ from engine.significance import (
     Comparison,
     ComparisonError,
     compare_runs,
-    measure_name,
     pair_count,
 )
 from trec import FormatError, read_qrels, read_run
@@ -153,7 +152,7 @@ def _one_measure(spec: str) -> Measure:
     except MeasureError as exc:
         raise CommandError(str(exc), returncode=2) from exc
     if len(measures) != 1:
-        names = ", ".join(measure_name(m) for m in measures)
+        names = ", ".join(m.measure_name() for m in measures)
         raise CommandError(
             f"'{spec}' names {len(measures)} measures ({names}): compare one at a time", returncode=2
         )

@@ -1,6 +1,6 @@
 """Non-adaptive pools: depth-k, Take@N and the fusion pools (RRF, CombSUM, CombMNZ, Borda, RBP method A).
 
-Every function takes the runs (or prebuilt :class:`Rankings`) and returns a :class:`Pool` whose
+Every function takes the runs (or prebuilt :class:`Rankings`) and returns a :class:`PoolSelection` whose
 per-topic order is the strategy's priority. Budgets are per topic (``budget``) or global
 (``total_budget``); see :func:`take_in_order` for how a global budget is split over topics.
 """
@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from pooling.strategies.pool import Pool
+from pooling.strategies.pool import PoolSelection
 from pooling.strategies.rankings import NO_RANK, Rankings
-from trec.runs import Run
+from trec.runs import RankedRun
 
-RunsLike = Sequence[Run] | Rankings
+RunsLike = Sequence[RankedRun] | Rankings
 FUSIONS = ("rrf", "combsum", "combmnz", "borda", "rbp")
 
 
@@ -117,11 +117,11 @@ def pool_from_candidates(
     sampled: np.ndarray | None = None,
     strata: np.ndarray | None = None,
     iprobs: np.ndarray | None = None,
-) -> Pool:
-    """A Pool of candidate ``ids`` given in judging order within each topic (topics in any order)."""
+) -> PoolSelection:
+    """A PoolSelection of candidate ``ids`` given in judging order within each topic (topics in any order)."""
     by_topic = np.argsort(rk.doc_topic[ids], kind="stable")
     ids = ids[by_topic]
-    return Pool(
+    return PoolSelection(
         strategy=strategy,
         topics=rk.topics,
         offsets=np.searchsorted(rk.doc_topic[ids], np.arange(len(rk.topics) + 1)).astype(np.int64),
@@ -147,7 +147,7 @@ def depth_pool(
     run_depths: Mapping[str, int] | None = None,
     include: Collection[str] | None = None,
     order: Literal["rank", "docno"] = "rank",
-) -> Pool:
+) -> PoolSelection:
     """Depth-k: the union of each pooled run's top ``depth`` (``run_depths`` per run; ``include`` runs only).
 
     Judging order ``rank``: by best rank over the pooled runs, then by how many runs put the
@@ -176,7 +176,7 @@ def take_pool(
     total_budget: int | None = None,
     depth: int | None = None,
     include: Collection[str] | None = None,
-) -> Pool:
+) -> PoolSelection:
     """Take@N: documents by best rank over the runs (votes, then docno, break ties) until the budget.
 
     ``total_budget`` is one budget for the whole campaign, split by :func:`take_in_order`: the
@@ -248,7 +248,7 @@ def fusion_pool(
     include: Collection[str] | None = None,
     rrf_k: float = 60.0,
     rbp_p: float = 0.8,
-) -> Pool:
+) -> PoolSelection:
     """Candidates by fused score (ties: best rank, then docno), each topic's first ``budget``.
 
     With ``total_budget`` every topic gets an equal share, the first topics in byte order taking
