@@ -3,9 +3,10 @@
 from django.urls import path
 
 from campaigns import apis
+from campaigns.job_pages.apis import JobDetailApi
 
 urlpatterns = [
-    path("jobs/<uuid:job_id>/", apis.JobDetailApi.as_view(), name="job"),
+    path("jobs/<uuid:job_id>/", JobDetailApi.as_view(), name="job"),
     path("campaigns/", apis.CampaignListApi.as_view(), name="campaigns"),
     path("campaigns/create/", apis.CampaignCreateApi.as_view(), name="campaign_create"),
     path("campaigns/<slug:slug>/", apis.CampaignDetailApi.as_view(), name="campaign"),

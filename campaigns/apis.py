@@ -1,4 +1,4 @@
-"""The REST API of campaigns and pools: one view per operation, the pages' inputs and services.
+"""The REST API of campaigns and their imports, and the helpers every app's API shares.
 
 Long operations answer 202 with the job to poll (``GET /api/jobs/<id>/``). Domain errors are 400
 with ``{"errors": [...]}``, one line each; a campaign the caller has no role in is 404, a role
@@ -7,7 +7,6 @@ that does not allow the operation 403.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -18,7 +17,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns import access
-from campaigns.access import job_for
 from campaigns.errors import CampaignDataError
 from campaigns.inputs import (
     CampaignCreateInput,
@@ -32,7 +30,6 @@ from campaigns.sections import campaign_sections_json
 from campaigns.selectors import campaign_qrels_sets, campaign_runs
 from campaigns.services import campaign_create, membership_add
 from jobs.models import Job
-from jobs.selectors import job_status
 from jobs.services import job_enqueue
 
 ORGANIZER = Membership.Role.ORGANIZER
@@ -213,12 +210,5 @@ class QrelsImportApi(_ImportApi):
     input_class, kind, noun = QrelsImportInput, "qrels_import", "import judgments"
 
 
-class JobDetailApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT}, operation_id="job_detail")
-    def get(self, request: Request, job_id: uuid.UUID) -> Response:
-        job = job_for(request.user, job_id)
-        if job is None:
-            raise exceptions.NotFound("no such job")
-        return Response(job_status(job=job) | {"result": job.result})
 
 

@@ -1,6 +1,6 @@
-"""Pooling's background jobs: imports, pool builds and diagnostics, each one service call.
+"""The kernel's background jobs: topic, run and qrels imports, each one service call.
 
-The pages and the API enqueue these; a job's result is plain JSON that the job page renders.
+A job's result is plain JSON that the job page renders.
 """
 
 from __future__ import annotations

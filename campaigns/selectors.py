@@ -1,4 +1,4 @@
-"""Reads of campaign data for pages, commands and the pooling services."""
+"""Reads of the campaign kernel (campaigns, runs and their rankings, documents, imported qrels)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
-"""Organizer pages: campaigns, imports with validation, pool building with a preview, diagnostics.
+"""Organizer pages of the kernel: the campaign list, a campaign's overview, and the imports.
 
-Each view parses input (through :mod:`pooling.inputs`), calls one service, selector or job, and
-renders. Long work runs as a background job whose page shows its progress.
+Each view parses input (through :mod:`campaigns.inputs`), calls one service or selector, and
+renders. Imports run as background jobs whose page shows their progress.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -15,12 +14,11 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from campaigns import access
-from campaigns.access import job_for
 from campaigns.errors import CampaignDataError
 from campaigns.inputs import (
     CampaignCreateInput,
@@ -34,10 +32,8 @@ from campaigns.models import Campaign, Document, Membership, Topic
 from campaigns.sections import campaign_sections
 from campaigns.selectors import campaign_qrels_sets, campaign_runs
 from campaigns.services import campaign_create, membership_add
-from jobs import registry
 from jobs.models import Job
-from jobs.selectors import job_status
-from jobs.services import dispatch, job_enqueue
+from jobs.services import job_enqueue
 
 ORGANIZER = Membership.Role.ORGANIZER
 
@@ -168,32 +164,9 @@ def campaign_import(request: HttpRequest, campaign: Campaign) -> HttpResponseBas
     return render(request, "campaigns/import.html", {"campaign": campaign, "errors": errors})
 
 
-def _visible(request: HttpRequest, job_id: uuid.UUID) -> Job:
-    job = job_for(request.user, job_id)
-    if job is None:
-        raise Http404("no such job")
-    if job.status == Job.Status.QUEUED:
-        dispatch(job.id)  # the embedded worker picks up a job queued before a restart
-    return job
 
 
-@login_required
-def job_page(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
-    job = _visible(request, job_id)
-    return render(
-        request,
-        "jobs/job.html",
-        {
-            "job": job,
-            "status": job_status(job=job),
-            "result": job.result,
-            "result_template": registry.kind(job.kind).result_template,
-        },
-    )
 
 
-@login_required
-def job_status_json(request: HttpRequest, job_id: uuid.UUID) -> JsonResponse:
-    return JsonResponse(job_status(job=_visible(request, job_id)))
 
 

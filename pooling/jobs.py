@@ -1,6 +1,5 @@
-"""Pooling's background jobs: imports, pool builds and diagnostics, each one service call.
-
-The pages and the API enqueue these; a job's result is plain JSON that the job page renders.
+"""Pooling's background jobs: pool builds, diagnostics and the documents a pool needs, each one
+service call. A job's result is plain JSON that the job page renders.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reads of campaign data for pages, commands and the pooling services."""
+"""Reads of stored pools: their rankings, documents and core selections."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Organizer pages: campaigns, imports with validation, pool building with a preview, diagnostics.
+"""Organizer pages of pools: build with a preview, inspect, commit, discard, export, diagnose.
 
-Each view parses input (through :mod:`pooling.inputs`), calls one service, selector or job, and
+Each view parses input (through :mod:`pooling.inputs`), calls one service or selector, and
 renders. Long work runs as a background job whose page shows its progress.
 """
 

@@ -14,7 +14,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("campaigns/", include("campaigns.urls")),
     path("campaigns/", include("pooling.urls")),
-    path("jobs/", include("campaigns.job_urls")),
+    path("jobs/", include("campaigns.job_pages.urls")),
     path("judging/", include("judging.urls")),
     # the OpenAPI 3 schema of every API endpoint (YAML; JSON with Accept: application/vnd.oai.openapi+json)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,4 +1,4 @@
-"""Writes of pools, external judgments and memberships."""
+"""Writes of memberships: roles in a campaign, and invitations of new accounts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Writes of pools, external judgments and memberships."""
+"""Writes of external judgments: a qrels file kept as it was, for diagnostics and simulations."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from campaigns import views
+from campaigns.job_pages import views
 
 app_name = "jobs"
 urlpatterns = [
