@@ -13,7 +13,8 @@ from campaigns.selectors import runs_check
 from campaigns.services import qrels_set_import, runs_import, topics_import
 from campaigns.validation import RunReport, Severity
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
+from trec.progress import ProgressCallback
 
 SHOWN = 200  # docnos listed in a result; the counts are always complete
 
@@ -45,7 +46,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
 
 
 @register("topics_import", result_template="campaigns/results/topics_import.html")
-def topics_import_job(job: Job, progress: Progress) -> dict[str, Any]:
+def topics_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     paths, names = job_files(job)
     totals = {"created": 0, "updated": 0, "unchanged": 0}
     for path, name in zip(paths, names, strict=True):
@@ -62,7 +63,7 @@ def topics_import_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 
 @register("runs_import", result_template="campaigns/results/runs_import.html")
-def runs_import_job(job: Job, progress: Progress) -> dict[str, Any]:
+def runs_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     paths, names = job_files(job)
     if job.params.get("validate_only"):
@@ -94,7 +95,7 @@ def runs_import_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 
 @register("qrels_import", result_template="campaigns/results/qrels_import.html")
-def qrels_import_job(job: Job, progress: Progress) -> dict[str, Any]:
+def qrels_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     paths, names = job_files(job)
     progress("reading judgments", 0, 1)
     qrels_set = qrels_set_import(

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from jobs.models import Job
+from trec.progress import ProgressCallback
 
-
-class Progress(Protocol):
-    def __call__(self, phase: str, done: int, total: int, /) -> None: ...
-
-
-JobFunction = Callable[[Job, Progress], dict[str, Any]]
+JobFunction = Callable[[Job, ProgressCallback], dict[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 from campaigns.errors import CampaignDataError
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
 from judging.report_selectors import (
     AGREEMENT_JOB,
     READERS,
@@ -14,10 +14,11 @@ from judging.report_selectors import (
     agreement_result,
     campaign_agreement,
 )
+from trec.progress import ProgressCallback
 
 
 @register(AGREEMENT_JOB, result_template="judging/results/agreement.html", readers=READERS)
-def agreement_report_job(job: Job, progress: Progress) -> dict[str, Any]:
+def agreement_report_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     if job.campaign is None:
         raise CampaignDataError("the job lost its campaign")
     params = AgreementParams.from_dict(job.params)

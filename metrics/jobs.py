@@ -11,7 +11,7 @@ from typing import Any
 from campaigns.errors import CampaignDataError
 from campaigns.jobs import job_campaign
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
 from metrics.models import Evaluation
 from metrics.selectors import (
     EVALUATE_JOB,
@@ -22,10 +22,11 @@ from metrics.selectors import (
     source_query,
 )
 from metrics.services import evaluation_run
+from trec.progress import ProgressCallback
 
 
 @register(EVALUATE_JOB, result_template="metrics/job_evaluation.html")
-def evaluation_job(job: Job, progress: Progress) -> dict[str, Any]:
+def evaluation_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     source = source_from_dict(job.params.get("source") or {})
     evaluation = evaluation_run(
@@ -43,7 +44,7 @@ def evaluation_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 
 @register(SIGNIFICANCE_JOB, result_template="metrics/job_significance.html")
-def significance_job(job: Job, progress: Progress) -> dict[str, Any]:
+def significance_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     try:
         params = SignificanceParams.from_dict(job.params)

@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from campaigns.jobs import job_campaign
 from campaigns.models import Campaign
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
 from jobs.services import job_enqueue
 from metrics.live_selectors import (
     LEADERBOARD_JOB,
@@ -23,17 +23,18 @@ from metrics.live_selectors import (
     reusability_report,
 )
 from pooling.models import Pool
+from trec.progress import ProgressCallback
 
 
 @register(REUSE_JOB, result_template="metrics/reuse_result.html")
-def live_reusability_job(job: Job, progress: Progress) -> dict[str, Any]:
+def live_reusability_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     pool = live_pool(campaign=campaign, pk=job.params["pool"])
     return reusability_report(campaign=campaign, pool=pool, rule=job.params["rule"], progress=progress)
 
 
 @register(LEADERBOARD_JOB, result_template="metrics/live_leaderboard_result.html")
-def live_leaderboard_job(job: Job, progress: Progress) -> dict[str, Any]:
+def live_leaderboard_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     pool = live_pool(campaign=campaign, pk=job.params["pool"])
     return leaderboard_result(campaign=campaign, pool=pool, rule=job.params["rule"], progress=progress)

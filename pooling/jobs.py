@@ -11,16 +11,17 @@ from campaigns.jobs import SHOWN, job_campaign, job_files
 from campaigns.models import QrelsSet
 from campaigns.services import documents_import
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
 from pooling.models import Pool
 from pooling.reports import diagnostics_report
 from pooling.selectors import pools_needed_docnos
 from pooling.services import pool_build
 from pooling.spec import PoolSpec
+from trec.progress import ProgressCallback
 
 
 @register("documents_import", result_template="pooling/results/documents_import.html")
-def documents_import_job(job: Job, progress: Progress) -> dict[str, Any]:
+def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     paths, names = job_files(job)
     needed = pools_needed_docnos(campaign=campaign) if job.params.get("only_needed") else None
@@ -54,7 +55,7 @@ def documents_import_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 
 @register("pool_build", result_template="pooling/results/pool_build.html")
-def pool_build_job(job: Job, progress: Progress) -> dict[str, Any]:
+def pool_build_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     try:
         spec = PoolSpec.from_dict(job.params["spec"])
     except (ValueError, TypeError) as exc:
@@ -66,7 +67,7 @@ def pool_build_job(job: Job, progress: Progress) -> dict[str, Any]:
 
 
 @register("pool_diagnostics", result_template="pooling/results/pool_diagnostics.html")
-def pool_diagnostics_job(job: Job, progress: Progress) -> dict[str, Any]:
+def pool_diagnostics_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
     pool = Pool.objects.filter(campaign=campaign, pk=job.params["pool"]).first()
     if pool is None:

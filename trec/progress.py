@@ -17,6 +17,20 @@ class TextOut(Protocol):
     def isatty(self) -> bool: ...
 
 
+class ProgressCallback(Protocol):
+    """Told how far long work is: ``phase`` names the work, ``done`` of ``total`` (bytes, lines, runs).
+
+    The one callback shape of every long operation: services take it, background jobs feed it to
+    their progress bar, commands draw it on the terminal.
+    """
+
+    def __call__(self, phase: str, done: int, total: int, /) -> None: ...
+
+
+def quiet_progress(phase: str, done: int, total: int, /) -> None:
+    """A :class:`ProgressCallback` that ignores what it is told."""
+
+
 class Progress:
     """``with Progress(total, "evaluating") as p: ... p.advance(label)``; silent when not a TTY."""
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import repeat
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from django.core.exceptions import ValidationError
@@ -41,17 +40,7 @@ from campaigns.validation import (
 from trec import FormatError, RankedRun, read_topics
 from trec.documents import DocumentReader
 from trec.io import PathLike
-
-
-class ProgressCallback(Protocol):
-    """Told how far an import is: ``phase`` names the work, ``done`` of ``total`` (bytes or files)."""
-
-    def __call__(self, phase: str, done: int, total: int, /) -> None: ...
-
-
-def _quiet(phase: str, done: int, total: int, /) -> None:
-    pass
-
+from trec.progress import ProgressCallback, quiet_progress
 
 # ---------------------------------------------------------------------------------------- campaigns
 
@@ -90,7 +79,7 @@ def topics_import(
 ) -> TopicImportResult:
     """Add the file's topics to the campaign and update changed texts; topics are never removed
     (runs and judgments refer to them)."""
-    progress = progress or _quiet
+    progress = progress or quiet_progress
     try:
         topics = read_topics(path, fmt)
     except FormatError as exc:
@@ -176,7 +165,7 @@ def runs_import(
     ``filenames``: the names to record when ``paths`` are temporary copies of uploads.
     Every file is checked even after one fails, so the refusal reports all their problems.
     """
-    progress = progress or _quiet
+    progress = progress or quiet_progress
     topic_pks = dict(Topic.objects.filter(campaign=campaign).values_list("number", "id"))
     if not topic_pks:
         raise ImportRefused(
@@ -400,7 +389,7 @@ def documents_import(
     """Store the documents assessors will read: only the ``needed`` docnos (what the pools hold)
     when given, else every document. Documents already stored are kept as they are; a document
     without text is not stored but reported, so a later file can supply it."""
-    progress = progress or _quiet
+    progress = progress or quiet_progress
     wanted = None if needed is None else set(needed)
     existing = documents_stored(campaign=campaign, docnos=wanted)
     sizes = [_file_size(p) for p in paths]

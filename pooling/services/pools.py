@@ -12,11 +12,12 @@ from django.utils import timezone
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign, Topic
 from campaigns.services.bulk import rows_insert
-from campaigns.services.imports import ProgressCallback, _as_text, _quiet
+from campaigns.services.imports import _as_text
 from pooling.models import Pool, PoolDocument
 from pooling.selectors import pool_rankings
 from pooling.spec import PoolSpec
 from pooling.strategies import PoolSelection, depth_pool
+from trec.progress import ProgressCallback, quiet_progress
 
 POOL_NAME_MAX = 100
 
@@ -36,7 +37,7 @@ def pool_build(
     judging queue, which :mod:`pooling.services.queues` drives as judgments arrive. The pool is
     computed before the write transaction opens, so SQLite's write lock is held only while storing.
     """
-    progress = progress or _quiet
+    progress = progress or quiet_progress
     name = name.strip()
     if not name or len(name) > POOL_NAME_MAX:
         raise CampaignDataError(f"a pool needs a name of 1 to {POOL_NAME_MAX} characters")

@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from jobs import progress
 from jobs.models import Job
-from jobs.registry import Progress, register
+from jobs.registry import register
 from jobs.selectors import job_status
 from jobs.services import job_claim, job_enqueue, job_folder, job_run, jobs_interrupted
+from trec.progress import ProgressCallback
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ seen_during_run: list[dict[str, Any]] = []
 
 
 @register("test_echo")
-def _echo(job: Job, report: Progress) -> dict[str, Any]:
+def _echo(job: Job, report: ProgressCallback) -> dict[str, Any]:
     report("counting", 3, 4)
     seen_during_run.append(job_status(job=Job.objects.get(pk=job.pk)))
     if job.params.get("explode"):
