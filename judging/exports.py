@@ -35,11 +35,11 @@ import numpy as np
 from campaigns.models import Campaign
 from judging.consensus import RULES, Item, binarize
 from judging.report_selectors import (
-    campaign_assessors,
     campaign_judgments,
     campaign_pool,
     consensus_labels,
 )
+from judging.selectors import campaign_assessors
 from judging.services import JudgingRefused
 from pooling.selectors import pool_as_core
 from trec import write_mq_prel, write_prel, write_qrels

@@ -55,10 +55,6 @@ def campaign_decisions(*, campaign: Campaign) -> dict[Item, Adjudication]:
     return {(a.topic.number, a.docno): a for a in rows}
 
 
-def campaign_assessors(*, campaign: Campaign) -> list[str]:
-    """Usernames of everyone with a stored judgment in the campaign, sorted."""
-    names = Judgment.objects.filter(campaign=campaign).values_list("assessor__username", flat=True)
-    return sorted(set(names))
 
 
 def scale_grades(*, campaign: Campaign) -> list[Grade]:

@@ -39,13 +39,13 @@ from judging.report_apis import (
 from judging.report_selectors import (
     adjudication_queue,
     agreement_jobs,
-    campaign_assessors,
     campaign_topic,
     scale_grades,
     topic_numbers_judged,
     topic_titles,
     with_documents,
 )
+from judging.selectors import campaign_assessors
 from judging.services import JudgingRefused, adjudication_record
 from pooling.selectors import campaign_pools
 

@@ -71,3 +71,11 @@ def campaign_people(*, campaign: Campaign) -> dict[str, list[User]]:
     for m in Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username"):
         out[m.role].append(m.user)
     return out
+
+
+def campaign_assessors(*, campaign: Campaign) -> list[str]:
+    """Usernames of everyone with a stored judgment in the campaign, sorted."""
+    names = Judgment.objects.filter(campaign=campaign).values_list("assessor__username", flat=True)
+    return sorted(set(names))
+
+

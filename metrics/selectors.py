@@ -38,7 +38,7 @@ from jobs.models import Job
 from jobs.selectors import jobs_alive
 from judging.consensus import RULES
 from judging.models import Judgment
-from judging.report_selectors import campaign_assessors
+from judging.selectors import campaign_assessors
 from metrics.models import Evaluation, EvaluationRun
 from metrics.sources import KINDS, JudgmentSource, SourcedJudgments, source_judgments
 from pooling.models import Pool
