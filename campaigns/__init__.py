@@ -1,0 +1,1 @@
+"""The campaign kernel: campaigns, topics, runs, documents, members, imported judgments; access; imports."""

@@ -68,7 +68,8 @@ class Code(StrEnum):
     RANK_TIE_ORDER = "rank-tie-order"
 
 
-# The rank column is never used (MEASURES.md §2), so its problems only warn; a missing topic may be
+# The rank column is never used (docs/formats.md#canonical-ranking-order), so its problems only
+# warn; a missing topic may be
 # deliberate. Everything else makes the stored run differ from what the participant meant.
 WARNINGS = frozenset(
     {Code.MISSING_TOPICS, Code.RANK_NOT_INTEGER, Code.RANK_CONTRADICTS_SCORE, Code.RANK_TIE_ORDER}
@@ -435,7 +436,8 @@ def _check_ranks(
             f"which has the higher score {float(scores[p])!r} but rank {int(ranks[p])}: "
             "the workbench ranks by score",
         )
-    # Among equal scores the canonical order puts the larger docno first (MEASURES.md §2).
+    # Among equal scores the canonical order puts the larger docno first
+    # (docs/formats.md#canonical-ranking-order).
     tie = (
         same_topic & (scores[cur] == scores[prev]) & (ranks[prev] < ranks[cur]) & (docnos[prev] < docnos[cur])
     )

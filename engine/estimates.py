@@ -6,7 +6,7 @@ N_s = pooled documents, n_s = judged ones (for a sampled pool: sampled *and* jud
 relevant (grade >= level). "Found" is Σ r_s. Which estimate applies depends on how the judged
 documents were chosen (the *design*):
 
-``stratified``  A sampled pool (stratified by best rank, or uniform = one stratum; MEASURES.md §7),
+``stratified``  A sampled pool (stratified by best rank, or uniform = one stratum; docs/pooling.md#overview),
     its sample judged in a seeded random order or completely. Within a stratum the judged documents
     are then a simple random sample without replacement of its N_s documents, and the stratified
     estimator for a proportion's total (Cochran, *Sampling Techniques*, 3rd ed. 1977, ch. 5)

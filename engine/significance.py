@@ -1,6 +1,6 @@
 """Comparing systems on per-topic scores: paired tests, corrections, Tukey HSD and rank correlations.
 
-Pure: numpy and scipy over a runs × topics score matrix; no Django, no files (MEASURES.md §6).
+Pure: numpy and scipy over a runs × topics score matrix; no Django, no files (docs/significance.md#overview).
 Every random procedure takes a seed or a ``numpy.random.Generator``; nothing reads global state.
 """
 

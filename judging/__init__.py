@@ -1,1 +1,1 @@
-"""Judging: assessors, assignments, judgments and agreement (arrives with issue 4)."""
+"""Judging: the assessor page, assignments, judgments, adjudication, consensus, agreement and exports."""

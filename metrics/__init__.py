@@ -1,1 +1,1 @@
-"""Metrics: pure measure kernels (measures/), evaluation (evaluate.py) and the evaluate/compare commands."""
+"""Metrics: a campaign's evaluation pages (sources, leaderboards, comparisons, live/, downloads)."""

@@ -1,1 +1,1 @@
-"""Pooling: choosing which documents to judge (campaign data and strategies arrive with issue 3)."""
+"""Pooling: which documents to judge. Stored pools and judging queues; pure strategies/ and diagnostics."""

@@ -1,7 +1,7 @@
 """Pool diagnostics: pool sizes, unique contributions, judged@k, cutoff ties and leave-out reusability.
 
 Pure: takes runs (:class:`trec.runs.RankedRun`, canonical order), judgments (:class:`trec.qrels.Qrels`) and
-a pool, returns dataclasses and NamedTuples; no Django (MEASURES.md §7). A pool is either a Qrels
+a pool, returns dataclasses and NamedTuples; no Django (docs/pooling.md#overview). A pool is either a Qrels
 (every line is pooled; rel -1 = pooled but unjudged) or a mapping ``{topic: docnos}``. Every score
 comes from :func:`engine.evaluate.evaluate_run`; τ-b and τ_AP from :mod:`engine.significance`.
 
@@ -306,7 +306,8 @@ def unique_contributions(
 
 
 class JudgedAtK(NamedTuple):
-    """One run at one cutoff, under both conventions (MEASURES.md §4), per topic and as a mean.
+    """One run at one cutoff, under both conventions (docs/measures.md#measure-families), per topic
+    and as a mean.
 
     ``trec_eval`` = 1 − unj_k: judged (rel >= 0) docs in the top k / k, ranks past the end of the
     run counted as judged. ``ir_measures`` = Judged@k: docs with any qrels line (rel -1 included)
@@ -360,7 +361,8 @@ class CutoffTie(NamedTuple):
     """Docs sharing the score of the document at rank ``depth``, on both sides of the cutoff.
 
     Which of them enter a depth-``depth`` pool is decided by the docno tie-break alone (docno
-    descending, MEASURES.md §2): ``inside`` are the tied docs at ranks <= depth, ``outside`` the rest.
+    descending, docs/formats.md#canonical-ranking-order): ``inside`` are the tied docs at ranks
+    <= depth, ``outside`` the rest.
     """
 
     run: str

@@ -1,4 +1,4 @@
-"""Inter-assessor agreement (MEASURES.md §5): pure numpy/scipy, never Django.
+"""Inter-assessor agreement (docs/agreement.md#overview): pure numpy/scipy, never Django.
 
 - :mod:`~judging.agreement.tables`: statistics of one confusion matrix or rating-count matrix
   (Cohen's and weighted κ with SEs, pooled κ / Scott's π, Gwet's AC1, Krippendorff's α,

@@ -105,7 +105,7 @@ def align(label_sets: Mapping[str, LabelSource], *, negative: str = "missing") -
     """Align assessors' labels on (topic, docno) items.
 
     ``negative="missing"`` (default): a negative grade means "in the pool, not judged"
-    (MEASURES.md §1), so that assessor did not judge the item. ``"category"``: negative grades
+    (docs/formats.md#file-formats), so that assessor did not judge the item. ``"category"``: negative grades
     are ordinary labels (e.g. ClueWeb's -2 = junk), ordered below 0.
     """
     if negative not in NEGATIVE:

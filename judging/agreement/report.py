@@ -1,6 +1,6 @@
 """Agreement per assessor pair and over all assessors, per topic and pooled over topics; topic bootstrap.
 
-"Pooled over topics" has three readings (MEASURES.md §5), all reported and named:
+"Pooled over topics" has three readings (docs/agreement.md#overview), all reported and named:
 
 - ``concatenated``: one table summed over the topics, then the statistic (the micro average);
 - ``de_vries``: De Vries, Elliott, Kanouse & Teleki (2008, *Field Methods* 20:272–282) pooled κ,

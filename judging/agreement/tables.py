@@ -1,6 +1,6 @@
 """Agreement statistics of one confusion matrix (two assessors) or one units × categories count matrix.
 
-Pure numpy/scipy (MEASURES.md §5). The private kernels take stacks of tables (any leading batch
+Pure numpy/scipy (docs/agreement.md#overview). The private kernels take stacks of tables (any leading batch
 axes) so that per-topic tables and thousands of bootstrap resamples go through one call; the
 public wrappers check one table and return NamedTuples. A statistic that is undefined (no items,
 P_e = 1 because a single category was used, D_e = 0) is NaN, never an exception.

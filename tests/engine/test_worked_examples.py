@@ -1,4 +1,4 @@
-"""Worked examples from MEASURES.md §4 and the seed texts, run through the public engine.
+"""Worked examples from docs/measures.md#measure-families and the seed texts, run through the public engine.
 
 Seed 004 (a Japanese blog post after Sakai's book) has an AP*/AP/indAP/infAP example; seed 000
 (a Chinese note after IIR ch. 8) has an AP and an nDCG table. Each expected value is the

@@ -15,7 +15,8 @@ from django.core.management import CommandError, call_command
 from judging.cli import assessor_name, main, split_measures
 
 MANAGE = Path(__file__).resolve().parents[2] / "manage.py"
-# MEASURES.md §5 two-topic example, relevant first: topic 1 the IIR table, topic 2 [[5, 5], [5, 85]]
+# the two-topic example of docs/agreement.md#worked-examples, relevant first: topic 1 the IIR
+# table, topic 2 [[5, 5], [5, 85]]
 TABLES = {"1": [[300, 20], [10, 70]], "2": [[5, 5], [5, 85]]}
 
 

@@ -23,7 +23,8 @@ from judging.agreement import (
 )
 from trec.qrels import qrels_from_dict
 
-# MEASURES.md §5 tables are written relevant-first (IIR §8.5 layout): row/column 0 is grade 1.
+# IIR §8.5 writes its tables relevant-first: row/column 0 is grade 1 (docs/agreement.md#worked-examples
+# writes them grade 0 first).
 IIR = [[300, 20], [10, 70]]
 SECOND = [[5, 5], [5, 85]]
 

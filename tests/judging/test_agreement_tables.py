@@ -1,4 +1,4 @@
-"""Agreement statistics of one table: the MEASURES.md §5 vectors, edge cases and naive cross-checks."""
+"""Agreement statistics of one table: the worked examples of docs/agreement.md, edge cases, naive checks."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from judging.agreement import (
     table_agreement,
 )
 
-# MEASURES.md §5 writes the 2×2 tables as IIR §8.5 does: relevant ("yes") first. With labels
+# IIR §8.5 writes the 2×2 tables relevant ("yes") first (docs/agreement.md#worked-examples). With labels
 # sorted (0, 1) the same table is flipped on both axes.
 IIR = np.array([[300, 20], [10, 70]])
 IIR_01 = IIR[::-1, ::-1]
@@ -48,7 +48,7 @@ FLEISS_1971 = np.array(
 )
 
 
-# --------------------------------------------------------------------------- MEASURES.md §5 vectors
+# ----------------------------------------------------- the vectors of docs/agreement.md#worked-examples
 
 
 def test_iir_table_matches_every_measures_vector() -> None:

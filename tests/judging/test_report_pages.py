@@ -1,7 +1,8 @@
 """The agreement report, adjudication and export routes: who may use them, and what the report shows.
 
-The IIR §8.5 example (MEASURES.md §5) is judged through the services by two assessors and must come
-out of the page and the API with the reference values; the τ table appears when runs are stored.
+The IIR §8.5 example (docs/agreement.md#worked-examples) is judged through the services by two
+assessors and must come out of the page and the API with the reference values; the τ table
+appears when runs are stored.
 """
 
 from __future__ import annotations
