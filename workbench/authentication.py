@@ -2,8 +2,9 @@
 
 DRF checks CSRF only for session authentication. A browser that holds basic credentials for the
 site (a proxy prompt, a ``user:pass@host`` link) would send them with a form another site posts,
-so a request that carries browser markers (``Origin`` or ``Sec-Fetch-Site``) must pass the same
-CSRF check as a session. Scripts (curl, requests) send neither and are unaffected.
+so a request that carries a browser's marks (``Origin``, ``Sec-Fetch-Site`` or ``Referer``: older
+browsers and some privacy settings send a Referer without an Origin) must pass the same CSRF check
+as a session. Scripts (curl, requests) send none of them and are unaffected.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rest_framework.authentication import BasicAuthentication, SessionAuthentica
 from rest_framework.request import Request
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
+BROWSER_MARKS = ("HTTP_ORIGIN", "HTTP_SEC_FETCH_SITE", "HTTP_REFERER")
 
 
 class ScriptBasicAuthentication(BasicAuthentication):
@@ -23,7 +25,7 @@ class ScriptBasicAuthentication(BasicAuthentication):
         if result is None or request.method in SAFE_METHODS:
             return result
         meta = request._request.META
-        if meta.get("HTTP_ORIGIN") or meta.get("HTTP_SEC_FETCH_SITE"):
+        if any(meta.get(mark) for mark in BROWSER_MARKS):
             SessionAuthentication().enforce_csrf(request)  # raises PermissionDenied (403)
         return result
 
