@@ -220,3 +220,51 @@ def test_two_files_with_one_run_name_exit_2(files: dict[str, Path], tmp_path: Pa
     files["A2"].write_text(files["B"].read_text())
     exc = failure(files, "-m", "map", runs=["A", "A2"])
     assert exc.returncode == 2 and "two runs are named 'A'" in str(exc)
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "json"])
+def test_the_pure_command_line_prints_what_the_django_command_prints(
+    files: dict[str, Path], fmt: str
+) -> None:
+    from engine.cli import compare_main
+
+    args = ["-m", "map", "--test", "t", f"--format={fmt}", "--per-topic", str(files["qrels"])]
+    args += [str(files[r]) for r in "ABC"]
+    out, err = io.StringIO(), io.StringIO()
+    assert compare_main(args, out, err) == 0
+    assert (out.getvalue(), err.getvalue()) == compare(files, *args[:-4], runs="ABC")
+    bad = io.StringIO()
+    assert compare_main(["-m", "map", str(files["qrels"]), str(files["A"])], io.StringIO(), bad) == 2
+    assert bad.getvalue() == "CommandError: give at least two runs to compare\n"
+
+
+def test_csv_prints_an_infinite_t_statistic_which_json_leaves_null(files: dict[str, Path]) -> None:
+    # A - B is 1/2 on every topic: no variance around a non-zero mean, t = +inf (engine.significance)
+    out, _ = compare(files, "-m", "map", "--test", "t", "--format=csv", runs="AB")
+    pair = next(r for r in csv.DictReader(io.StringIO(out)) if r["section"] == "pair")
+    assert (pair["estimate"], pair["statistic"], pair["p"]) == ("0.5", "inf", "0.0")
+    doc = compare_json(files, "-m", "map", "--test", "t", runs="AB")
+    assert doc["pairs"][0]["tests"]["t"]["statistic"] is None and doc["pairs"][0]["diff"] == 0.5
+
+
+def test_manage_py_compare_prints_the_same_with_and_without_django() -> None:
+    """`manage.py compare` takes the fast path (no Django set-up) unless WORKBENCH_PURE_CLI=0."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    runs = sorted(str(p) for p in (root / "demo" / "runs").glob("*.run"))
+    outputs = []
+    for pure in ("1", "0"):
+        proc = subprocess.run(
+            [sys.executable, "manage.py", "compare", "-m", "map", "--format", "csv", "demo/qrels.txt", *runs],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={"PATH": "/usr/bin:/bin", "WORKBENCH_PURE_CLI": pure},
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    assert outputs[0].startswith("section,a,b,topic,test,") and "\nmean,bm25," in outputs[0]
