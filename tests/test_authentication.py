@@ -27,7 +27,7 @@ def _basic(user: Any) -> str:
     ids=["origin", "referer", "sec-fetch-site"],
 )
 def test_a_post_with_a_browser_mark_and_no_csrf_token_is_refused(
-    campaign: Campaign, organizer: Any, mark: dict[str, str]
+    campaign: Campaign, organizer: Any, mark: dict[str, Any]
 ) -> None:
     url = reverse("api:campaign_create")
     client = APIClient(enforce_csrf_checks=True)
