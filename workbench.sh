@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One-command setup: `./workbench.sh serve` (install, migrate, demo, run on localhost)
+# One-command setup: `./workbench.sh serve` (install, migrate, demo, run the web server and a
+# background worker on localhost)
 # and `./workbench.sh test` (install, run the whole test suite). Everything comes from pyproject.toml.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -78,8 +79,25 @@ case "$cmd" in
     "$VENV/bin/python" manage.py migrate --no-input
     "$VENV/bin/python" manage.py workbench_demo
     addr=${WORKBENCH_ADDR:-127.0.0.1:8000}
-    echo "workbench on http://$addr/ (Ctrl-C stops it)"
-    exec "$VENV/bin/python" manage.py runserver "$addr" "$@"
+    # The web server and one background worker (imports, pool builds, evaluations), each in a process
+    # group of its own (set -m), so stopping the script stops both with their children (runserver's
+    # autoreloader); a worker or server that dies takes the other down too. A job a killed worker
+    # was running is marked failed when a worker starts again.
+    set -m
+    "$VENV/bin/python" manage.py jobs_worker &
+    worker=$!
+    "$VENV/bin/python" manage.py runserver "$addr" "$@" &
+    web=$!
+    stop() {
+      trap - INT TERM EXIT
+      kill -TERM -- "-$web" "-$worker" 2>/dev/null || true
+      wait "$web" "$worker" 2>/dev/null || true
+    }
+    trap 'stop; exit 130' INT
+    trap 'stop; exit 143' TERM
+    trap stop EXIT
+    echo "workbench on http://$addr/ with a background worker (Ctrl-C stops both)"
+    wait -n "$web" "$worker" || true
     ;;
   test)
     setup test

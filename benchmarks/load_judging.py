@@ -262,7 +262,7 @@ def main() -> int:
             f"campaign ready in {time.perf_counter() - t0:.1f} s: "
             f"{len(plan)} assessors x {args.docs} documents"
         )
-    env = {**os.environ, "DATABASE_URL": url, "WORKBENCH_CONN_MAX_AGE": "60", "WORKBENCH_JOBS": "external"}
+    env = {**os.environ, "DATABASE_URL": url, "WORKBENCH_CONN_MAX_AGE": "60"}  # web processes run no tasks
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "workbench.wsgi", "--bind", f"127.0.0.1:{args.port}",
          "--workers", str(args.workers), "--threads", str(args.threads), "--worker-class", "gthread",

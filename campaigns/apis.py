@@ -21,16 +21,17 @@ from campaigns.errors import CampaignDataError
 from campaigns.inputs import (
     CampaignCreateInput,
     DocumentsImportInput,
+    FilesInput,
     QrelsImportInput,
     RunsImportInput,
     TopicsImportInput,
+    with_files,
 )
-from campaigns.models import Campaign, Document, Membership
+from campaigns.models import Campaign, Membership
 from campaigns.sections import campaign_sections_json
-from campaigns.selectors import campaign_qrels_sets, campaign_runs
-from campaigns.services import campaign_create, membership_add
+from campaigns.selectors import campaign_overview, campaign_runs, campaigns_listed
+from campaigns.services import campaign_create, campaign_import_enqueue
 from jobs.models import Job
-from jobs.services import job_enqueue
 
 ORGANIZER = Membership.Role.ORGANIZER
 
@@ -76,7 +77,6 @@ class CampaignApi(APIView):
         return access.campaign_for(request.user, slug, ORGANIZER)
 
 
-
 def job_json(job: Job) -> dict[str, Any]:
     """What an operation that started a job answers: the job, its status, where to poll it."""
     return {"job": str(job.id), "status": job.status, "url": f"/api/jobs/{job.id}/"}
@@ -86,51 +86,44 @@ def job_accepted(job: Job) -> Response:
     return Response(job_json(job), status=status.HTTP_202_ACCEPTED)
 
 
-def _campaign_json(campaign: Campaign, roles: frozenset[str]) -> dict[str, Any]:
+def campaign_json(campaign: Campaign, roles: list[str]) -> dict[str, Any]:
     return {
         "slug": campaign.slug,
         "name": campaign.name,
         "description": campaign.description,
         "max_docs_per_topic": campaign.max_docs_per_topic,
-        "roles": sorted(roles),
+        "roles": roles,
     }
 
 
 class CampaignListApi(CampaignApi):
     @documented(operation_id="campaigns_list")
     def get(self, request: Request) -> Response:
-        campaigns = access.visible_campaigns(request.user).order_by("slug")
-        return Response([_campaign_json(c, access.roles(request.user, c)) for c in campaigns])
+        return Response([campaign_json(c, roles) for c, roles in campaigns_listed(user=request.user)])
 
 
 class CampaignCreateApi(CampaignApi):
     @documented(request=CampaignCreateInput, status_code=201, operation_id="campaigns_create")
     def post(self, request: Request) -> Response:
-        if not access.can_create_campaign(request.user):
-            raise exceptions.PermissionDenied("creating campaigns needs the organizer permission")
         data = CampaignCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        campaign = campaign_create(
-            slug=data.validated_data["slug"],
-            name=data.validated_data.get("name", ""),
-            description=data.validated_data.get("description", ""),
-        )
-        membership_add(campaign=campaign, user=request.user, roles=[ORGANIZER])  # type: ignore[arg-type]
-        return Response(_campaign_json(campaign, frozenset([ORGANIZER])), status=status.HTTP_201_CREATED)
+        campaign = campaign_create(**data.validated_data, organizer=request.user)  # type: ignore[arg-type]
+        return Response(campaign_json(campaign, [ORGANIZER]), status=status.HTTP_201_CREATED)
 
 
 class CampaignDetailApi(CampaignApi):
     @documented(operation_id="campaign_detail")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        out = _campaign_json(campaign, access.roles(request.user, campaign))
-        out["topics"] = campaign.topics.count()
-        out["runs"] = campaign_runs(campaign=campaign).count()
-        out["documents"] = Document.objects.filter(campaign=campaign).count()
+        overview = campaign_overview(campaign=campaign)
+        out = campaign_json(campaign, sorted(access.roles(request.user, campaign)))
+        out["topics"] = overview["topics"].count()
+        out["runs"] = overview["runs"].count()
+        out["documents"] = overview["document_count"]
         out |= campaign_sections_json(campaign)
         out["judgments"] = [
             {"id": q.pk, "name": q.name, "lines": q.line_count, "topics": q.topic_count}
-            for q in campaign_qrels_sets(campaign=campaign)
+            for q in overview["qrels_sets"]
         ]
         return Response(out)
 
@@ -157,58 +150,43 @@ class RunListApi(CampaignApi):
 
 
 class _ImportApi(CampaignApi):
-    input_class: type[Any]
+    """An import endpoint: the page's import of the same ``what``, answered with the job to poll."""
+
+    what = ""
+    input_class: type[FilesInput] = FilesInput
+    fixed: dict[str, Any] = {}  # noqa: RUF012 - per-subclass constants
 
     def get_serializer_class(self) -> type[Any]:
         """The upload's input, for the schema (each import documents its own fields)."""
         return self.input_class
 
-    kind = ""
-    noun = ""
-    fixed: dict[str, Any] = {}  # noqa: RUF012 - per-subclass constants
-
     @documented(ok=JobAcceptedOut, status_code=202)
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
-        if hasattr(data, "setlist"):
-            data.setlist("files", request.FILES.getlist("files"))
-        form = self.input_class(data=data)
+        form = self.input_class(data=with_files(request.data, request.FILES))
         form.is_valid(raise_exception=True)
-        params = {k: v for k, v in form.validated_data.items() if k != "files"} | self.fixed
-        files = form.validated_data["files"]
-        job = job_enqueue(
-            kind=self.kind,
-            title=f"{self.noun} ({len(files)} file(s)) into {campaign.slug}",
-            campaign=campaign,
-            user=request.user,  # type: ignore[arg-type]
-            params=params,
-            files=files,
-        )
+        options = form.validated_data | self.fixed
+        job = campaign_import_enqueue(campaign=campaign, user=request.user, what=self.what, **options)  # type: ignore[arg-type]
         return job_accepted(job)
 
 
 class TopicsImportApi(_ImportApi):
-    input_class, kind, noun = TopicsImportInput, "topics_import", "import topics"
+    what, input_class = "topics", TopicsImportInput
 
 
 class RunsValidateApi(_ImportApi):
-    input_class, kind, noun = RunsImportInput, "runs_import", "validate runs"
+    what, input_class = "runs", RunsImportInput
     fixed = {"validate_only": True}  # noqa: RUF012
 
 
 class RunsImportApi(_ImportApi):
-    input_class, kind, noun = RunsImportInput, "runs_import", "import runs"
+    what, input_class = "runs", RunsImportInput
     fixed = {"validate_only": False}  # noqa: RUF012
 
 
 class DocumentsImportApi(_ImportApi):
-    input_class, kind, noun = DocumentsImportInput, "documents_import", "import documents"
+    what, input_class = "documents", DocumentsImportInput
 
 
 class QrelsImportApi(_ImportApi):
-    input_class, kind, noun = QrelsImportInput, "qrels_import", "import judgments"
-
-
-
-
+    what, input_class = "qrels", QrelsImportInput

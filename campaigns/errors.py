@@ -19,6 +19,10 @@ class CampaignNotFound(CampaignDataError):
     pass
 
 
+class InputRefused(CampaignDataError):
+    """A page's form whose fields are malformed (``field: problem`` lines); nothing was tried."""
+
+
 class ImportRefused(CampaignDataError):
     """Nothing was stored. For runs, ``reports`` holds every file's validation report."""
 

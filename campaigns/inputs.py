@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.datastructures import MultiValueDict
 from rest_framework import serializers
 
+from campaigns.errors import InputRefused
 from trec.documents import DOCUMENT_FORMATS
 from trec.topics import TOPIC_FORMATS
 
@@ -23,6 +25,24 @@ def form_problems(serializer: serializers.Serializer) -> list[str]:
         for problem in problems if isinstance(problems, list) else [problems]:
             out.append(str(problem) if field == "non_field_errors" else f"{field}: {problem}")
     return out
+
+
+def validated(serializer: serializers.Serializer) -> dict[str, Any]:
+    """The input as the serializer validated it; a page's refusal, :class:`InputRefused` with
+    :func:`form_problems`, when it is malformed. (The API raises DRF's own error instead, which
+    answers the same sentences field by field.)"""
+    if not serializer.is_valid():
+        raise InputRefused(form_problems(serializer))
+    return dict(serializer.validated_data)
+
+
+def with_files(data: Any, files: MultiValueDict) -> Any:
+    """A post's fields with its uploads under ``files``, as the import inputs read them; a JSON
+    body has no uploads and is left as it is."""
+    if hasattr(data, "setlist"):
+        data = data.copy()
+        data.setlist("files", files.getlist("files"))
+    return data
 
 
 class FormInput(serializers.Serializer):
@@ -48,8 +68,9 @@ class FilesInput(FormInput):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
 
 
+# ``format`` is the field's name on both edges; the services call it ``fmt``
 class TopicsImportInput(FilesInput):
-    format = serializers.ChoiceField(choices=TOPIC_FORMATS, default="auto")
+    format = serializers.ChoiceField(choices=TOPIC_FORMATS, default="auto", source="fmt")
 
 
 class RunsImportInput(FilesInput):
@@ -59,7 +80,7 @@ class RunsImportInput(FilesInput):
 
 
 class DocumentsImportInput(FilesInput):
-    format = serializers.ChoiceField(choices=DOCUMENT_FORMATS, default="auto")
+    format = serializers.ChoiceField(choices=DOCUMENT_FORMATS, default="auto", source="fmt")
     only_needed = serializers.BooleanField(default=False)
 
 
@@ -73,3 +94,10 @@ class CampaignCreateInput(FormInput):
     description = serializers.CharField(required=False, allow_blank=True)
 
 
+# the import page's forms, by their ``what``; the API has one endpoint per import
+IMPORT_INPUTS: dict[str, type[FilesInput]] = {
+    "topics": TopicsImportInput,
+    "runs": RunsImportInput,
+    "documents": DocumentsImportInput,
+    "qrels": QrelsImportInput,
+}

@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import numpy as np
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
+from campaigns import access
 from campaigns.errors import CampaignNotFound
-from campaigns.models import Campaign, Document, QrelsSet, Run, RunDocument, Topic
+from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, RunDocument, Topic
+from campaigns.sections import campaign_sections
 from campaigns.validation import RunReport, validate_run
+from jobs.models import Job
 from trec import Qrels, RankedRun, read_qrels
 from trec.io import PathLike
 from trec.runs import run_from_arrays
@@ -22,6 +26,30 @@ def campaign_get(*, slug: str) -> Campaign:
         return Campaign.objects.get(slug=slug)
     except Campaign.DoesNotExist:
         raise CampaignNotFound(f"no campaign '{slug}' (create it with --create)") from None
+
+
+def campaigns_listed(*, user: access.AnyUser) -> list[tuple[Campaign, list[str]]]:
+    """The campaigns ``user`` holds a role in, each with its topic and run counts (``n_topics``,
+    ``n_runs``) and the user's roles there."""
+    campaigns = access.visible_campaigns(user).annotate(
+        n_topics=Count("topics", distinct=True), n_runs=Count("runs", distinct=True)
+    )
+    return [(c, sorted(access.roles(user, c))) for c in campaigns.order_by("slug")]
+
+
+def campaign_overview(*, campaign: Campaign) -> dict[str, Any]:
+    """What a campaign's overview page shows: its data, the sections of the apps above, the
+    latest jobs and the people."""
+    return {
+        "campaign": campaign,
+        "topics": Topic.objects.filter(campaign=campaign).order_by("number"),
+        "runs": campaign_runs(campaign=campaign),
+        "sections": campaign_sections(campaign),
+        "qrels_sets": campaign_qrels_sets(campaign=campaign),
+        "document_count": Document.objects.filter(campaign=campaign).count(),
+        "jobs": Job.objects.filter(campaign=campaign).order_by("-created_at")[:10],
+        "members": Membership.objects.filter(campaign=campaign).select_related("user").order_by("role"),
+    }
 
 
 def campaign_topic_numbers(*, campaign: Campaign) -> list[str]:
@@ -146,5 +174,3 @@ def qrels_set_load(*, qrels_set: QrelsSet) -> Qrels:
         return read_qrels(name)
     finally:
         os.unlink(name)
-
-

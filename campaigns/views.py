@@ -1,7 +1,9 @@
-"""Organizer pages of the kernel: the campaign list, a campaign's overview, and the imports.
+"""Organizer pages of the kernel: the campaign list, a campaign's overview, and the imports; and
+the page decorators every app shares.
 
 Each view parses input (through :mod:`campaigns.inputs`), calls one service or selector, and
-renders. Imports run as background jobs whose page shows their progress.
+renders; a domain refusal is listed on the form. Imports run as background jobs whose page shows
+their progress.
 """
 
 from __future__ import annotations
@@ -13,27 +15,16 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from campaigns import access
 from campaigns.errors import CampaignDataError
-from campaigns.inputs import (
-    CampaignCreateInput,
-    DocumentsImportInput,
-    QrelsImportInput,
-    RunsImportInput,
-    TopicsImportInput,
-    form_problems,
-)
-from campaigns.models import Campaign, Document, Membership, Topic
-from campaigns.sections import campaign_sections
-from campaigns.selectors import campaign_qrels_sets, campaign_runs
-from campaigns.services import campaign_create, membership_add
-from jobs.models import Job
-from jobs.services import job_enqueue
+from campaigns.inputs import IMPORT_INPUTS, CampaignCreateInput, FilesInput, validated, with_files
+from campaigns.models import Campaign, Membership
+from campaigns.selectors import campaign_overview, campaigns_listed
+from campaigns.services import campaign_create, campaign_import_enqueue
 
 ORGANIZER = Membership.Role.ORGANIZER
 
@@ -77,61 +68,29 @@ organizer_page = campaign_page(ORGANIZER)
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def campaign_list(request: HttpRequest) -> HttpResponse:
+def campaign_list(request: HttpRequest) -> HttpResponseBase:
     errors: list[str] = []
-    can_create = access.can_create_campaign(request.user)
     if request.method == "POST":
-        if not can_create:
-            raise PermissionDenied("creating campaigns needs the organizer permission")
-        form = CampaignCreateInput(data=request.POST)
-        if form.is_valid():
-            try:
-                campaign = campaign_create(
-                    slug=form.validated_data["slug"],
-                    name=form.validated_data.get("name", ""),
-                    description=form.validated_data.get("description", ""),
-                )
-                membership_add(campaign=campaign, user=request.user, roles=[ORGANIZER])  # type: ignore[arg-type]
-                return redirect("campaigns:campaign", slug=campaign.slug)
-            except CampaignDataError as exc:
-                errors = exc.problems
-        else:
-            errors = form_problems(form)
-    campaigns = access.visible_campaigns(request.user).annotate(
-        n_topics=Count("topics", distinct=True), n_runs=Count("runs", distinct=True)
-    )
-    rows = [(c, sorted(access.roles(request.user, c))) for c in campaigns]
-    return render(
-        request,
-        "campaigns/campaign_list.html",
-        {"rows": rows, "can_create": can_create, "errors": errors, "form": request.POST},
-    )
+        try:
+            with access_as_http():
+                data = validated(CampaignCreateInput(data=request.POST))
+                campaign = campaign_create(**data, organizer=request.user)  # type: ignore[arg-type]
+            return redirect("campaigns:campaign", slug=campaign.slug)
+        except CampaignDataError as exc:
+            errors = exc.problems
+    context = {
+        "rows": campaigns_listed(user=request.user),
+        "can_create": access.can_create_campaign(request.user),
+        "errors": errors,
+        "form": request.POST,
+    }
+    return render(request, "campaigns/campaign_list.html", context)
 
 
 @organizer_page
+@require_safe
 def campaign_detail(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    return render(
-        request,
-        "campaigns/campaign_detail.html",
-        {
-            "campaign": campaign,
-            "topics": Topic.objects.filter(campaign=campaign).order_by("number"),
-            "runs": campaign_runs(campaign=campaign),
-            "sections": campaign_sections(campaign),
-            "qrels_sets": campaign_qrels_sets(campaign=campaign),
-            "document_count": Document.objects.filter(campaign=campaign).count(),
-            "jobs": Job.objects.filter(campaign=campaign).order_by("-created_at")[:10],
-            "members": Membership.objects.filter(campaign=campaign).select_related("user").order_by("role"),
-        },
-    )
-
-
-IMPORTS = {
-    "topics": (TopicsImportInput, "topics_import", "topics"),
-    "runs": (RunsImportInput, "runs_import", "runs"),
-    "documents": (DocumentsImportInput, "documents_import", "documents"),
-    "qrels": (QrelsImportInput, "qrels_import", "judgments"),
-}
+    return render(request, "campaigns/campaign_detail.html", campaign_overview(campaign=campaign))
 
 
 @organizer_page
@@ -140,33 +99,15 @@ def campaign_import(request: HttpRequest, campaign: Campaign) -> HttpResponseBas
     errors: dict[str, list[str]] = {}
     if request.method == "POST":
         what = request.POST.get("what", "")
-        if what not in IMPORTS:
-            errors["form"] = [f"unknown import '{what}'"]
-        else:
-            input_class, kind, noun = IMPORTS[what]
-            data = request.POST.copy()
-            data.setlist("files", request.FILES.getlist("files"))  # type: ignore[arg-type]
-            form = input_class(data=data)
-            if form.is_valid():
-                params = {k: v for k, v in form.validated_data.items() if k != "files"}
-                verb = "validate" if params.get("validate_only") else "import"
-                files = form.validated_data["files"]
-                job = job_enqueue(
-                    kind=kind,
-                    title=f"{verb} {len(files)} {noun} file(s) into {campaign.slug}",
-                    campaign=campaign,
-                    user=request.user,  # type: ignore[arg-type]
-                    params=params,
-                    files=files,
-                )
-                return redirect("jobs:job", job_id=job.id)
-            errors[what] = form_problems(form)
+        form = IMPORT_INPUTS.get(what, FilesInput)(data=with_files(request.POST, request.FILES))
+        try:
+            job = campaign_import_enqueue(
+                campaign=campaign,
+                user=request.user,  # type: ignore[arg-type]
+                what=what,
+                **validated(form),
+            )
+            return redirect("jobs:job", job_id=job.id)
+        except CampaignDataError as exc:
+            errors[what if what in IMPORT_INPUTS else "form"] = exc.problems
     return render(request, "campaigns/import.html", {"campaign": campaign, "errors": errors})
-
-
-
-
-
-
-
-

@@ -1,4 +1,6 @@
-"""The evaluate command's logic, free of Django: ``manage.py evaluate`` runs it without setting Django up."""
+"""The evaluate and compare command lines, free of Django: ``manage.py evaluate`` and ``manage.py
+compare`` are thin wrappers around :func:`run_evaluate` and :func:`run_compare`, and :func:`main` and
+:func:`compare_main` run them without setting Django up."""
 
 from __future__ import annotations
 
@@ -6,10 +8,11 @@ from argparse import ArgumentParser
 from typing import Any
 
 from engine.evaluate import Judgments, evaluate_files
-from engine.measures.base import EvalOptions
+from engine.measures.base import EvalOptions, Measure
 from engine.names import MeasureError, parse_measures
-from engine.output import Writer
-from trec import FormatError, read_mq_prel, read_prel, read_qrels
+from engine.output import Writer, comparison_csv, comparison_dict, comparison_json, comparison_text_lines
+from engine.significance import CORRECTIONS, TESTS, CompareSettings, ComparisonError, compare_runs, pair_count
+from trec import FormatError, read_mq_prel, read_prel, read_qrels, read_run
 from trec.cli import UsageError, run_command
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
@@ -222,4 +225,131 @@ def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.
         description=EVALUATE_HELP,
         add_arguments=add_evaluate_arguments,
         run=run_evaluate,
+    )
+
+
+# -------------------------------------------------------------------------------- compare
+
+COMPARE_HELP = (
+    "Compare runs on one measure: paired t, Wilcoxon, sign and randomization tests with a bootstrap CI "
+    "and a multiple-comparison correction, Tukey HSD, and Kendall tau-b / tau_AP between orderings. "
+    "Example: manage.py compare -m map --baseline bm25 qrels.txt runs/*.run"
+)
+
+
+def add_compare_arguments(parser: ArgumentParser) -> None:
+    add = parser.add_argument
+    add("qrels", help="qrels file; gzip is fine")
+    add("runs", nargs="+", help="two or more run files; a run is named after its file")
+    add("-m", dest="measure", required=True, help="one measure: map, P.10, ndcg_cut.10, nDCG@10 ...")
+    add("--baseline", help="compare every run with this one (name or path); default: all pairs")
+    add("--test", choices=[*TESTS, "all"], default="all", help="paired test (default all)")
+    add("--correction", choices=CORRECTIONS, default="holm", help="over the compared pairs (default holm)")
+    add("--alpha", type=float, default=0.05, help="significance level (default 0.05); the CI is 1 - alpha")
+    add("--permutations", type=int, default=10_000, help="randomization and randomised Tukey trials")
+    add("--bootstrap", type=int, default=10_000, help="bootstrap resamples for the CI (default 10000)")
+    add("--seed", type=int, default=0, help="seed of every random procedure (default 0)")
+    add("--compare-measure", metavar="M2", help="Kendall tau-b and tau_AP: ordering by -m vs by M2")
+    add(
+        "--compare-qrels",
+        metavar="QRELS2",
+        help="Kendall tau-b and tau_AP: ordering under QRELS vs QRELS2",
+    )
+    add("-l", dest="level", type=int, default=1, help="relevance level: rel >= LEVEL (default 1)")
+    add("-J", dest="judged_only", action="store_true", help="judged documents only (condensed lists)")
+    add("-c", dest="complete", action="store_true", help="average over every qrels topic, missing = 0")
+    add("--format", choices=["text", "json", "csv"], default="text", dest="fmt")
+    add("--per-topic", action="store_true", help="print the topics x runs score matrix too")
+
+
+def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
+    """Compare ``opts['runs']`` on one measure and print the comparison; raises :class:`UsageError`."""
+    measure = _one_measure(opts["measure"])
+    other_measure = _one_measure(opts["compare_measure"]) if opts["compare_measure"] else None
+    judgments = Judgments(_read(read_qrels, opts["qrels"]))
+    other_judgments = Judgments(_read(read_qrels, opts["compare_qrels"])) if opts["compare_qrels"] else None
+    runs = [_read(read_run, path) for path in opts["runs"]]
+    baseline = opts["baseline"]
+    by_path = {str(p): run_name_from_path(p) for p in opts["runs"]}
+    settings = CompareSettings(
+        baseline=by_path.get(baseline, baseline),
+        tests=TESTS if opts["test"] == "all" else (opts["test"],),
+        correction=opts["correction"],
+        alpha=opts["alpha"],
+        permutations=opts["permutations"],
+        resamples=opts["bootstrap"],
+        seed=opts["seed"],
+    )
+    options = EvalOptions(level=opts["level"], judged_only=opts["judged_only"], complete=opts["complete"])
+    total = pair_count(len(runs), settings)
+    try:
+        # many runs x 10,000 permutations take minutes: show progress on a terminal
+        with Progress(total, "comparing", stream=stderr, enabled=None if total > 20 else False) as bar:
+            comparison = compare_runs(
+                judgments,
+                runs,
+                measure,
+                options,
+                settings,
+                other_measure=other_measure,
+                other_judgments=other_judgments,
+                on_pair=bar.advance,
+            )
+    except ComparisonError as exc:
+        raise UsageError(str(exc)) from exc
+    dropped = comparison.matrix.dropped
+    if dropped:
+        shown = "; ".join(f"{t} (no results from {', '.join(r)})" for t, r in list(dropped.items())[:10])
+        stderr.write(
+            f"compare: warning: {len(dropped)} topic(s) left out, not evaluated for every run: {shown}"
+            + ("; ..." if len(dropped) > 10 else "")
+            + "\n"
+        )
+    info = {
+        "qrels": str(opts["qrels"]),
+        "level": options.level,
+        "judged_only": options.judged_only,
+        "complete": options.complete,
+    }
+    per_topic = opts["per_topic"]
+    if opts["fmt"] == "json":
+        stdout.write(comparison_json(comparison, info, per_topic=per_topic))
+    elif opts["fmt"] == "csv":
+        stdout.write(
+            comparison_csv(comparison_dict(comparison, info, per_topic=per_topic, keep_infinite=True))
+        )
+    else:
+        stdout.write("\n".join(comparison_text_lines(comparison, info, per_topic=per_topic)) + "\n")
+
+
+def _one_measure(spec: str) -> Measure:
+    try:
+        measures = parse_measures([spec])
+    except MeasureError as exc:
+        raise UsageError(str(exc)) from exc
+    if len(measures) != 1:
+        names = ", ".join(m.measure_name() for m in measures)
+        raise UsageError(f"'{spec}' names {len(measures)} measures ({names}): compare one at a time")
+    return measures[0]
+
+
+def _read(reader: Any, path: str) -> Any:
+    try:
+        return reader(path)
+    except FormatError as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def compare_main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py compare") -> int:
+    """Entry point of the compare command line without Django."""
+    return run_command(
+        argv,
+        stdout,
+        stderr,
+        prog=prog,
+        description=COMPARE_HELP,
+        add_arguments=add_compare_arguments,
+        run=run_compare,
     )

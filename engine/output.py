@@ -1,14 +1,18 @@
-"""Rendering evaluation results as trec_eval text, JSON or CSV."""
+"""Rendering evaluation results as trec_eval text, JSON or CSV, and comparisons of runs as a text
+table, CSV or JSON (``manage.py compare``'s formats, which the significance page's downloads reuse)."""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Iterable
 from typing import Any
 
 from engine.evaluate import RunResult
+from engine.significance import Comparison
+from trec.cli import text_table
 from trec.progress import TextOut
 
 
@@ -114,3 +118,264 @@ class Writer:
         if self.fmt == "json":
             json.dump({**meta, "runs": self._json}, self.stream, indent=1)
             self.stream.write("\n")
+
+
+# ------------------------------------------------------------------------------ comparisons
+
+COMPARISON_CSV_COLUMNS = (
+    "section",
+    "a",
+    "b",
+    "topic",
+    "test",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "statistic",
+    "p",
+    "p_adjusted",
+    "significant",
+)
+
+
+def comparison_dict(
+    c: Comparison, info: dict[str, Any], *, per_topic: bool, keep_infinite: bool = False
+) -> dict[str, Any]:
+    """The whole comparison as JSON-ready data; non-finite numbers become null.
+
+    ``keep_infinite`` keeps ±inf (a t statistic of differences with no variance) for
+    :func:`comparison_csv`, which prints them; JSON has no infinity, so the JSON output nulls them.
+    """
+
+    def num(value: float) -> float | None:
+        return value if math.isfinite(value) or (keep_infinite and not math.isnan(value)) else None
+
+    m, s = c.matrix, c.settings
+    out: dict[str, Any] = {
+        "measure": m.measure,
+        **info,
+        "settings": {
+            "baseline": s.baseline,
+            "tests": list(s.tests),
+            "correction": s.correction,
+            "alpha": s.alpha,
+            "permutations": s.permutations,
+            "bootstrap": s.resamples,
+            "seed": s.seed,
+        },
+        "topics": list(m.topics),
+        "dropped": {t: list(r) for t, r in m.dropped.items()},
+        "runs": [{"run": r, "mean": num(float(v))} for r, v in zip(m.runs, m.means, strict=True)],
+        "pairs": [
+            {
+                "a": p.a,
+                "b": p.b,
+                "diff": num(p.diff),
+                "ci": [num(p.ci[0]), num(p.ci[1])],
+                "tests": {
+                    t: {
+                        "statistic": num(r.statistic),
+                        "p": num(r.p),
+                        "p_adjusted": num(p.adjusted[t]),
+                        "significant": p.significant[t],
+                        "n": r.n,
+                    }
+                    for t, r in p.tests.items()
+                },
+            }
+            for p in c.pairs
+        ],
+        "tukey": [
+            {
+                "method": t.method,
+                "mse": num(t.mse),
+                "df": t.df,
+                "trials": t.trials,
+                "pairs": [
+                    {
+                        "a": q.a,
+                        "b": q.b,
+                        "diff": num(q.diff),
+                        "statistic": num(q.statistic),
+                        "p": num(q.p),
+                        "significant": q.significant,
+                    }
+                    for q in t.pairs
+                ],
+                "groups": [list(g) for g in t.groups],
+            }
+            for t in c.tukey
+        ],
+        "correlations": [
+            {
+                "truth": r.truth,
+                "other": r.other,
+                "runs": r.runs,
+                "tau_b": num(r.tau_b),
+                "tau_ap": num(r.tau_ap),
+            }
+            for r in c.correlations
+        ],
+    }
+    if per_topic:
+        out["per_topic"] = {
+            run: {t: float(v) for t, v in zip(m.topics, row, strict=True)}
+            for run, row in zip(m.runs, m.scores, strict=True)
+        }
+    return out
+
+
+def comparison_json(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> str:
+    return json.dumps(comparison_dict(c, info, per_topic=per_topic), indent=2) + "\n"
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    return value
+
+
+def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
+    """Tidy rows under :data:`COMPARISON_CSV_COLUMNS` from :func:`comparison_dict`'s shape (stored
+    or fresh); ``section`` says what a row is: mean, dropped, pair, tukey, correlation, score."""
+
+    def row(section: str, **cells: Any) -> list[Any]:
+        return [section] + [_cell(cells.get(col)) for col in COMPARISON_CSV_COLUMNS[1:]]
+
+    rows = [row("mean", a=r["run"], estimate=r["mean"]) for r in data["runs"]]
+    rows += [row("dropped", a=r, topic=t) for t, runs in data["dropped"].items() for r in runs]
+    for p in data["pairs"]:
+        lo, hi = p["ci"]
+        for t, res in p["tests"].items():
+            rows.append(
+                row(
+                    "pair",
+                    a=p["a"],
+                    b=p["b"],
+                    test=t,
+                    estimate=p["diff"],
+                    ci_low=lo,
+                    ci_high=hi,
+                    statistic=res["statistic"],
+                    p=res["p"],
+                    p_adjusted=res["p_adjusted"],
+                    significant=res["significant"],
+                )
+            )
+    for tk in data.get("tukey", []):
+        test = "tukey_anova" if tk["method"] == "two-way ANOVA" else "tukey_randomised"
+        rows += [
+            row(
+                "tukey",
+                a=q["a"],
+                b=q["b"],
+                test=test,
+                estimate=q["diff"],
+                statistic=q["statistic"],
+                p=q["p"],
+                significant=q["significant"],
+            )
+            for q in tk["pairs"]
+        ]
+    for r in data.get("correlations", []):
+        rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_b", estimate=r["tau_b"]))
+        rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_ap", estimate=r["tau_ap"]))
+    for run, values in data.get("per_topic", {}).items():
+        rows += [row("score", a=run, topic=t, estimate=v) for t, v in values.items()]
+    return rows
+
+
+def comparison_csv(data: dict[str, Any]) -> str:
+    """The CSV text of :func:`comparison_dict`'s shape: the header, then :func:`comparison_csv_rows`."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COMPARISON_CSV_COLUMNS)
+    writer.writerows(comparison_csv_rows(data))
+    return buffer.getvalue()
+
+
+def _p(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    return f"{value:.4f}" if value == 0 or value >= 5e-5 else f"{value:.0e}"
+
+
+def _f(value: float) -> str:
+    return "nan" if math.isnan(value) else str(value) if math.isinf(value) else f"{value:.4f}"
+
+
+def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> list[str]:
+    """The comparison as aligned text tables: means, paired tests, Tukey HSD, correlations."""
+    m, s = c.matrix, c.settings
+    lines = [f"measure {m.measure}: {len(m.runs)} runs over {len(m.topics)} topics (qrels {info['qrels']})"]
+    if m.dropped:
+        shown = ", ".join(list(m.dropped)[:10]) + (", ..." if len(m.dropped) > 10 else "")
+        lines.append(f"{len(m.dropped)} topic(s) left out, not evaluated for every run: {shown}")
+    order = sorted(range(len(m.runs)), key=lambda i: -m.means[i])
+    lines += [
+        "",
+        *text_table(
+            [["rank", "run", "mean"]] + [[str(n), m.runs[i], _f(m.means[i])] for n, i in enumerate(order, 1)],
+            "rlr",
+        ),
+    ]
+
+    against = f" against baseline {s.baseline}" if s.baseline else ""
+    corrected = "" if s.correction == "none" else f", p_adj by {s.correction} over {len(c.pairs)} pair(s)"
+    lines += [
+        "",
+        f"paired tests, diff = mean(a - b){against}{corrected}; * = p_adj < {s.alpha:g}",
+        f"CI: bootstrap percentile {100 * (1 - s.alpha):g}% ({s.resamples} resamples); randomization: "
+        f"{s.permutations} sign flips; sign test: ties dropped; seed {s.seed}",
+    ]
+    rows = [["a", "b", "diff", "CI", "test", "statistic", "p", "p_adj", ""]]
+    for p in c.pairs:
+        for n, (t, r) in enumerate(p.tests.items()):
+            head = [p.a, p.b, _f(p.diff), f"[{_f(p.ci[0])}, {_f(p.ci[1])}]"] if n == 0 else ["", "", "", ""]
+            rows.append(
+                [*head, t, _f(r.statistic), _p(r.p), _p(p.adjusted[t]), "*" if p.significant[t] else ""]
+            )
+    lines += text_table(rows, "llrrlrrrl")
+
+    anova, rand = c.tukey
+    lines += [
+        "",
+        f"Tukey HSD over all pairs (family-wise; * = p < {s.alpha:g}): two-way ANOVA with topics as blocks",
+        f"(MSE {anova.mse:.6g}, df {anova.df}) and Sakai's randomised Tukey HSD ({rand.trials} trials)",
+    ]
+    rows = [["a", "b", "diff", "q", "p_anova", "", "p_rand", ""]]
+    for qa, qr in zip(anova.pairs, rand.pairs, strict=True):
+        rows.append(
+            [
+                qa.a,
+                qa.b,
+                _f(qa.diff),
+                _f(qa.statistic),
+                _p(qa.p),
+                "*" if qa.significant else "",
+                _p(qr.p),
+                "*" if qr.significant else "",
+            ]
+        )
+    lines += text_table(rows, "llrrrlrl")
+    lines.append("groups (the runs of a group do not differ significantly):")
+    for tk in c.tukey:
+        lines.append(f"  {tk.method + ':':<15}" + "  ".join("[" + " ".join(g) + "]" for g in tk.groups))
+
+    if c.correlations:
+        lines += [
+            "",
+            "rank correlation of the runs ordered by mean (the first ordering is the truth for tau_AP):",
+        ]
+        lines += [
+            f"  {r.truth} vs {r.other}: Kendall tau-b {_f(r.tau_b)}, tau_AP {_f(r.tau_ap)} ({r.runs} runs)"
+            for r in c.correlations
+        ]
+    if per_topic:
+        rows = [["topic", *m.runs]] + [[t, *map(_f, m.scores[:, j])] for j, t in enumerate(m.topics)]
+        lines += ["", f"per-topic {m.measure}:", *text_table(rows, "l" + "r" * len(m.runs))]
+    return lines

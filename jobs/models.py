@@ -1,4 +1,9 @@
-"""Long work run outside the request (imports, pool builds, evaluations), with its progress and result."""
+"""Long work run outside the request (imports, pool builds, evaluations), with its progress and result.
+
+The work itself is a ``django.tasks`` task (``jobs.tasks.job_task``); a Job is what the project keeps
+on top of it: who asked, for which campaign, the progress the work reports, its result or the
+problems that refused it, and which worker ran it.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ class Job(models.Model):
     campaign = models.ForeignKey(
         "campaigns.Campaign", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
     )
+    # the job this one is a part of (a Split): the parent finishes with its last part
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="parts")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -33,6 +40,10 @@ class Job(models.Model):
     result = models.JSONField(null=True, blank=True)
     # the problems that refused or broke the job, one line each (file, line and what was expected)
     errors = models.JSONField(default=list, blank=True)
+    # the django.tasks result that runs this job (a django_tasks_db row with the database backend)
+    task_id = models.CharField(max_length=64, blank=True, db_index=True)
+    # host:pid of the process that ran it: interrupted work names the worker that stopped
+    worker = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -1,25 +1,30 @@
-"""Progress of running jobs, readable while the job's own transaction is still open.
+"""Progress of running jobs, readable while the work's own transaction is still open.
 
-A job that imports 5M lines writes inside one transaction, so progress written to its row there
-would stay invisible until the end, and on SQLite a second connection could not write at all
-while the import holds the lock. Progress therefore goes to this process's memory, which the
-pages read when the job runs in the web process (the embedded default), and, on PostgreSQL, to
-the job's row through a separate connection at most once a second, for workers in other processes.
+An import of 5M lines writes inside one transaction, so progress written to the job's row there
+would stay invisible until the end, and on SQLite no other connection may write while the import
+holds the lock. The work therefore reports to a small file in the job's folder, replaced atomically,
+which the pages read on the same machine (where SQLite's web server and worker both run), and, on
+PostgreSQL, to the job's row through the job's own side connection about once a second, for web
+servers on other machines.
 """
 
 from __future__ import annotations
 
-import threading
+import json
+import logging
+import os
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-
-from django.db import close_old_connections, connection
+from pathlib import Path
+from typing import Any
 
 from jobs.models import Job
 
-FLUSH_EVERY = 1.0  # seconds between writes of a job's progress to its row
+log = logging.getLogger(__name__)
+PROGRESS_FILE = "progress.json"
+FILE_EVERY = 0.2  # seconds between rewrites of the file (a new phase is written at once)
+ROW_EVERY = 1.0  # seconds between writes of the job's row (PostgreSQL)
 
 
 @dataclass(frozen=True)
@@ -29,45 +34,57 @@ class Reading:
     total: int
 
 
-_live: dict[uuid.UUID, Reading] = {}
-_lock = threading.Lock()
-_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="job-progress")
-
-
-def live(job_id: uuid.UUID) -> Reading | None:
-    with _lock:
-        return _live.get(job_id)
-
-
-def forget(job_id: uuid.UUID) -> None:
-    with _lock:
-        _live.pop(job_id, None)
-
-
-def _write(job_id: uuid.UUID, reading: Reading) -> None:
-    # runs on the writer thread: its own connection, autocommit, visible at once to other processes
-    close_old_connections()
+def read(folder: Path) -> Reading | None:
+    """The last progress the job wrote to its folder, if it runs (or ran) on this machine."""
     try:
-        Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
-            phase=reading.phase[:100], done=reading.done, total=reading.total
-        )
-    finally:
-        connection.close()  # no idle connection left behind (it would block dropping a test database)
+        data = json.loads((folder / PROGRESS_FILE).read_text(encoding="utf-8"))
+        return Reading(str(data["phase"]), int(data["done"]), int(data["total"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _row_write(side: Any, job_id: uuid.UUID, reading: Reading) -> None:
+    # SKIP LOCKED: if the work itself holds the job's row, skip this reading rather than wait on it
+    table = Job._meta.db_table
+    try:
+        with side.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} SET phase = %s, done = %s, total = %s WHERE id = ("
+                f"SELECT id FROM {table} WHERE id = %s AND status = %s FOR UPDATE SKIP LOCKED)",
+                [reading.phase[:100], reading.done, reading.total, job_id, Job.Status.RUNNING],
+            )
+    except Exception:  # progress is a courtesy (reported from another thread, say): the work goes on
+        log.debug("job %s: progress not written to its row", job_id, exc_info=True)
 
 
 class Reporter:
-    """The progress callback a job function receives."""
+    """The progress callback a job function receives; :attr:`last` is what it was told last."""
 
-    def __init__(self, job_id: uuid.UUID) -> None:
+    def __init__(self, job_id: uuid.UUID, folder: Path, side: Any = None) -> None:
         self.job_id = job_id
-        self.last_flush = 0.0
-        self.separate_connection = connection.vendor == "postgresql"
+        self.folder = folder
+        self.side = side  # PostgreSQL: a connection of the job's own, in autocommit
+        self.last: Reading | None = None
+        self._file_at = 0.0
+        self._row_at = 0.0
 
     def __call__(self, phase: str, done: int, total: int, /) -> None:
         reading = Reading(phase, int(done), int(total))
-        with _lock:
-            _live[self.job_id] = reading
+        new_phase = self.last is None or self.last.phase != phase
+        self.last = reading
         now = time.monotonic()
-        if self.separate_connection and now - self.last_flush >= FLUSH_EVERY:
-            self.last_flush = now
-            _writer.submit(_write, self.job_id, reading)
+        if new_phase or now - self._file_at >= FILE_EVERY or done >= total:
+            self._file_at = now
+            self._file_write(reading)
+        if self.side is not None and (not self._row_at or now - self._row_at >= ROW_EVERY):
+            self._row_at = now
+            _row_write(self.side, self.job_id, reading)
+
+    def _file_write(self, reading: Reading) -> None:
+        target = self.folder / PROGRESS_FILE
+        partial = self.folder / f".{PROGRESS_FILE}.{os.getpid()}"
+        try:
+            partial.write_text(json.dumps(reading.__dict__), encoding="utf-8")
+            os.replace(partial, target)  # readers see the old reading or the new one, never half
+        except OSError:
+            pass  # progress is a courtesy: the work goes on without it

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jobs.models import Job
 from trec.progress import ProgressCallback
 
-JobFunction = Callable[[Job, ProgressCallback], dict[str, Any]]
+
+@dataclass(frozen=True)
+class Split:
+    """What a job function returns to share its work among workers: one task per part.
+
+    Each part is a job of kind ``part`` (with its own parameters, progress and worker); when every
+    part is done, a last job of kind ``then`` runs (it reads the parts' results with
+    :func:`jobs.selectors.job_parts`), and its outcome is the job's. A part that fails fails the job.
+    """
+
+    part: str
+    params: Sequence[Mapping[str, Any]]
+    then: str
+
+
+JobFunction = Callable[[Job, ProgressCallback], dict[str, Any] | Split]
 
 
 @dataclass(frozen=True)
@@ -28,7 +43,8 @@ _kinds: dict[str, JobKind] = {}
 def register(
     name: str, *, result_template: str = "", readers: tuple[str, ...] = ("organizer",)
 ) -> Callable[[JobFunction], JobFunction]:
-    """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result.
+    """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result
+    (or a :class:`Split` of the work into parts that workers share).
 
     A domain error it raises (an exception with a ``problems`` list, like
     :class:`campaigns.errors.CampaignDataError`) fails the job with those lines shown to the user.

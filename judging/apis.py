@@ -11,8 +11,14 @@ from rest_framework.response import Response
 from campaigns.apis import CampaignApi, documented
 from campaigns.services import member_invite
 from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
-from judging.selectors import AssignmentProgress, campaign_assignments, campaign_people
-from judging.services import assignments_create, campaign_scale, scale_set
+from judging.selectors import (
+    AssignmentProgress,
+    campaign_assignments,
+    campaign_grades,
+    campaign_people,
+    grades_json,
+)
+from judging.services import assignments_create, scale_set
 
 
 def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:
@@ -58,12 +64,7 @@ class ScaleApi(CampaignApi):
     @documented(operation_id="judging_scale")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        return Response(
-            [
-                {"value": g.value, "label": g.label, "description": g.description, "key": g.key}
-                for g in campaign_scale(campaign=campaign)
-            ]
-        )
+        return Response(grades_json(campaign_grades(campaign=campaign)))
 
 
 class ScaleSetApi(CampaignApi):

@@ -7,4 +7,4 @@ class JudgingConfig(AppConfig):
 
     def ready(self) -> None:
         # job kinds register themselves on import
-        from judging import report_jobs  # noqa: F401
+        from judging.reports import jobs  # noqa: F401

@@ -32,15 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from campaigns.access import Role
 from campaigns.models import Campaign
 from judging.consensus import RULES, Item, binarize
-from judging.report_selectors import (
-    campaign_judgments,
-    campaign_pool,
-    consensus_labels,
-)
+from judging.errors import JudgingRefused
+from judging.reports.selectors import READERS, campaign_judgments, campaign_pool, consensus_labels
 from judging.selectors import campaign_assessors
-from judging.services import JudgingRefused
 from pooling.selectors import pool_as_core
 from trec import write_mq_prel, write_prel, write_qrels
 from trec.qrels import Qrels, qrels_from_arrays
@@ -68,6 +65,11 @@ SUFFIX = {
     "mq": "mq.prel",
     "csv": "csv",
 }
+
+
+def export_roles(kind: str) -> tuple[str, ...]:
+    """Who may download ``kind``: adjudicators the final labels, organizers everything."""
+    return READERS if kind in ADJUDICATOR_KINDS else (Role.ORGANIZER,)
 
 
 def _qrels(labels: dict[Item, int | None]) -> Qrels:

@@ -1,4 +1,4 @@
-"""Reads of judging for the organizer pages: assignments with their progress, the campaign's people."""
+"""Reads of judging shared by its pages: the scale, assignments with their progress, the campaign's people."""
 
 from __future__ import annotations
 
@@ -8,11 +8,41 @@ from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 
 from campaigns.models import Campaign, Membership
-from judging.models import Assignment, AssignmentItem, Judgment
+from judging.models import Assignment, AssignmentItem, Grade, Judgment
+
+DEFAULT_SCALE = (
+    (0, "Not relevant", "Nothing on the topic, or only a passing mention."),
+    (1, "Relevant", "Some information the topic asks for."),
+    (2, "Highly relevant", "Substantially about the topic; what the searcher wants."),
+)
+
+
+def default_grades(*, campaign: Campaign) -> list[Grade]:
+    """The default 0-2 scale as unsaved grades (:func:`judging.services.scale_ensure` stores them)."""
+    return [
+        Grade(campaign=campaign, value=v, label=label, description=desc, key=str(v))
+        for v, label, desc in DEFAULT_SCALE
+    ]
+
+
+def campaign_grades(*, campaign: Campaign) -> list[Grade]:
+    """The campaign's grades, lowest first; the default scale (unsaved) while it has none stored.
+
+    A read for pages and GETs: the scale is stored when the first assignment is dealt.
+    """
+    stored = list(Grade.objects.filter(campaign=campaign).order_by("value"))
+    return stored or default_grades(campaign=campaign)
+
+
+def grades_json(grades: list[Grade]) -> list[dict[str, object]]:
+    """The scale as the API and the judging page's script see it."""
+    return [{"value": g.value, "label": g.label, "description": g.description, "key": g.key} for g in grades]
 
 
 @dataclass(frozen=True)
 class AssignmentProgress:
+    """An assignment as the organizer follows it: documents judged so far, shared ones, time spent."""
+
     assignment: Assignment
     total: int
     judged: int
@@ -77,5 +107,3 @@ def campaign_assessors(*, campaign: Campaign) -> list[str]:
     """Usernames of everyone with a stored judgment in the campaign, sorted."""
     names = Judgment.objects.filter(campaign=campaign).values_list("assessor__username", flat=True)
     return sorted(set(names))
-
-

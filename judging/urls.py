@@ -2,7 +2,9 @@
 
 from django.urls import URLPattern
 
-from judging import assess_urls, report_urls, views
+from judging import views
+from judging.assess import urls as assess_urls
+from judging.reports import urls as report_urls
 
 app_name = "judging"
 urlpatterns: list[URLPattern] = [*views.page_patterns, *assess_urls.page_patterns, *report_urls.page_patterns]

@@ -18,8 +18,8 @@ from campaigns.views import organizer_page
 from judging import apis
 from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
 from judging.models import Assignment
-from judging.selectors import campaign_assignments, campaign_people
-from judging.services import assignments_create, campaign_scale, scale_set
+from judging.selectors import campaign_assignments, campaign_grades, campaign_people
+from judging.services import assignments_create, scale_set
 from pooling.models import Pool
 
 
@@ -91,7 +91,7 @@ def scale(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
                 errors = exc.problems
         else:
             errors = form_problems(form) or ["check the grades"]
-    grades = campaign_scale(campaign=campaign)
+    grades = campaign_grades(campaign=campaign)
     rows: list[Any] = list(grades) + [None] * max(0, 6 - len(grades))
     return render(request, "judging/scale.html", {"campaign": campaign, "rows": rows, "errors": errors})
 

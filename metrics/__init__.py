@@ -1,1 +1,1 @@
-"""Metrics: a campaign's evaluation pages (sources, leaderboards, comparisons, live/, downloads)."""
+"""Metrics: the evaluation pages over the engine: sources, leaderboards, comparisons, live/, downloads."""

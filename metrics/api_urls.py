@@ -2,7 +2,8 @@
 
 from django.urls import URLPattern, path
 
-from metrics import apis, live_urls
+from metrics import apis
+from metrics.live import urls as live_urls
 
 app_name = "metrics_api"
 urlpatterns: list[URLPattern] = [

@@ -1,4 +1,4 @@
-"""The evaluation REST API (under /api/metrics/), and the inputs the evaluation pages share with it.
+"""The evaluation REST API (under /api/metrics/); its inputs are the pages' (:mod:`metrics.inputs`).
 
 One view per operation, organizers only (404 to non-members, 403 to other roles). Evaluating and
 comparing are background jobs: they answer 202 with the job to poll (``GET /api/jobs/<id>/``); a
@@ -17,71 +17,23 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns.apis import CampaignApi, ErrorsOut, job_json
-from campaigns.errors import CampaignDataError, CampaignNotFound
-from campaigns.inputs import form_problems
-from engine.significance import CORRECTIONS, TESTS
+from campaigns.errors import CampaignNotFound
 from jobs.models import Job
 from judging.consensus import RULES
-from metrics.models import Evaluation
-from metrics.selectors import (
-    FILE_FORMATS,
-    SignificanceParams,
-    campaign_evaluations,
-    default_source,
-    evaluation_file,
-    evaluation_get,
-    evaluation_latest,
-    evaluation_pending,
-    leaderboard,
-    run_report,
-    source_dict,
-    source_from_dict,
+from metrics.downloads import FILE_FORMATS, evaluation_file
+from metrics.evaluations import campaign_evaluations, evaluation_get
+from metrics.inputs import (
+    SignificanceInput,
+    SourceInput,
+    parse_significance,
+    parse_source,
+    parse_source_choice,
 )
+from metrics.leaderboards import Leaderboard, leaderboard, source_board
+from metrics.models import Evaluation
+from metrics.runs import run_summary
 from metrics.services import evaluation_enqueue, significance_enqueue
-from metrics.sources import KINDS, JudgmentSource
-
-# ------------------------------------------------------------------------------------- inputs
-
-
-class SourceInput(serializers.Serializer):
-    """Which judgments count: ``kind`` and what it needs (rule, assessor, qrels_set), and a pool."""
-
-    kind = serializers.ChoiceField(choices=KINDS, default="consensus")
-    rule = serializers.ChoiceField(choices=[r for r in RULES if r != "adjudicated"], default="majority")
-    assessor = serializers.CharField(required=False, allow_blank=True, allow_null=True, max_length=150)
-    qrels_set = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    pool = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        try:
-            attrs["source"] = source_from_dict(attrs)
-        except CampaignDataError as exc:
-            raise serializers.ValidationError(exc.problems) from exc
-        return attrs
-
-
-def parse_source(data: Any) -> JudgmentSource:
-    form = SourceInput(data=data)
-    if not form.is_valid():
-        raise CampaignDataError(form_problems(form))
-    return form.validated_data["source"]
-
-
-class SignificanceInput(serializers.Serializer):
-    measure = serializers.CharField(default="map", max_length=60)
-    test = serializers.ChoiceField(choices=TESTS, default="t")
-    correction = serializers.ChoiceField(choices=CORRECTIONS, default="holm")
-    seed = serializers.IntegerField(default=0, min_value=0)
-    permutations = serializers.IntegerField(default=10_000, min_value=1, max_value=1_000_000)
-    alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
-
-
-def parse_significance(data: Any, evaluation: Evaluation) -> SignificanceParams:
-    form = SignificanceInput(data=data)
-    if not form.is_valid():
-        raise CampaignDataError(form_problems(form))
-    return SignificanceParams(evaluation=evaluation.pk, **form.validated_data)
-
+from metrics.sources import KINDS, source_dict
 
 # ------------------------------------------------------------------ response shapes (the schema)
 
@@ -192,8 +144,7 @@ def _evaluation_json(e: Evaluation) -> dict[str, Any]:
     }
 
 
-def _leaderboard_json(e: Evaluation, sort: str | None) -> dict[str, Any]:
-    board = leaderboard(evaluation=e, sort=sort)
+def _leaderboard_json(e: Evaluation, board: Leaderboard) -> dict[str, Any]:
     names = [c.name for c in board.columns]
     return _evaluation_json(e) | {
         "sort": board.sort,
@@ -246,13 +197,12 @@ class EvaluationLatestApi(CampaignApi):
     )
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        source = parse_source(request.query_params) if "kind" in request.query_params else None
-        source = source or default_source(campaign=campaign)
-        latest = evaluation_latest(campaign=campaign, source=source)
-        pending = evaluation_pending(campaign=campaign, source=source)
+        source = parse_source_choice(request.query_params)
+        shown = source_board(campaign=campaign, source=source, sort=request.query_params.get("sort"))
+        latest, board, pending = shown.evaluation, shown.board, shown.pending
         out = {
-            "source": source_dict(source),
-            "evaluation": _leaderboard_json(latest, request.query_params.get("sort")) if latest else None,
+            "source": source_dict(shown.source),
+            "evaluation": _leaderboard_json(latest, board) if latest and board else None,
             "pending_job": str(pending.id) if pending else None,
         }
         return Response(LatestOut(out).data)
@@ -267,7 +217,8 @@ class EvaluationDetailApi(CampaignApi):
     def get(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
         evaluation = _evaluation(campaign, pk)
-        return Response(LeaderboardOut(_leaderboard_json(evaluation, request.query_params.get("sort"))).data)
+        board = leaderboard(evaluation=evaluation, sort=request.query_params.get("sort"))
+        return Response(LeaderboardOut(_leaderboard_json(evaluation, board)).data)
 
 
 class EvaluationRunApi(CampaignApi):
@@ -280,7 +231,7 @@ class EvaluationRunApi(CampaignApi):
         campaign = self.organizer_campaign(request, slug)
         evaluation = _evaluation(campaign, pk)
         try:
-            report = run_report(
+            report = run_summary(
                 evaluation=evaluation, result_pk=result, measure=request.query_params.get("measure")
             )
         except CampaignNotFound as exc:

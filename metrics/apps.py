@@ -1,3 +1,5 @@
+"""The metrics app: evaluation pages, leaderboards, comparisons, live estimates and downloads."""
+
 from django.apps import AppConfig
 
 
@@ -6,7 +8,5 @@ class MetricsConfig(AppConfig):
     name = "metrics"
 
     def ready(self) -> None:
-        from metrics import (
-            jobs,  # noqa: F401 - registers the evaluation and comparison job kinds
-            live_jobs,  # noqa: F401 - the live leaderboard and reusability job kinds
-        )
+        from metrics import jobs  # noqa: F401 - registers the evaluation and comparison job kinds
+        from metrics.live import jobs as live_jobs  # noqa: F401 - the live leaderboard and reusability kinds

@@ -3,32 +3,28 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaigns.models import Campaign
+from campaigns.errors import CampaignDataError
+from campaigns.models import Campaign, Run
 from jobs.models import Job
-from jobs.services import dispatch, job_enqueue
-from metrics.models import Evaluation, EvaluationRun
-from metrics.selectors import (
-    EVALUATE_JOB,
+from jobs.services import job_enqueue
+from metrics.comparisons import (
     SIGNIFICANCE_JOB,
     TEST_LABELS,
-    ProgressFn,
     SignificanceParams,
-    column_label,
-    evaluation_pending,
     significance_check,
     significance_job,
-    source_dict,
-    source_evaluate,
-    source_key,
-    source_label,
-    source_normalized,
 )
-from metrics.sources import JudgmentSource
+from metrics.evaluations import EVALUATE_JOB, Evaluated, evaluation_pending, source_evaluate
+from metrics.leaderboards import column_label
+from metrics.models import Evaluation, EvaluationRun
+from metrics.sources import JudgmentSource, source_dict, source_key, source_label, source_normalized
+from trec.progress import ProgressCallback
 
 
 def _json(value: float) -> float | None:
@@ -37,13 +33,44 @@ def _json(value: float) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def evaluated_json(evaluated: Evaluated) -> dict[str, Any]:
+    """Scored runs as JSON: what a part of a shared evaluation hands to the step that stores it.
+
+    Each run's entry holds exactly what its :class:`EvaluationRun` row stores.
+    """
+    return {
+        "measures": evaluated.measures,
+        "specs": evaluated.specs,
+        "integer": evaluated.integer,
+        "sampled": evaluated.sourced.sampled,
+        "topic_count": evaluated.topic_count,
+        "judged_count": evaluated.judged_count,
+        "unjudged_count": evaluated.unjudged_count,
+        "relevant_count": evaluated.relevant_count,
+        "seconds": evaluated.seconds,
+        "runs": [
+            {
+                "run": run.pk,
+                "tag": result.run,
+                "summary": {n: _json(result.summary[n]) for n in result.names},
+                "topics": result.topics,
+                "per_topic": {
+                    n: [_json(v) for v in values.tolist()] for n, values in result.per_topic.items()
+                },
+                "missing_topics": result.missing_topics,
+            }
+            for run, result in zip(evaluated.runs, evaluated.results, strict=True)
+        ],
+    }
+
+
 def evaluation_run(
     *,
     campaign: Campaign,
     source: JudgmentSource,
     user: User | None = None,
     job: Job | None = None,
-    progress: ProgressFn | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Evaluation:
     """Score every run of the campaign against ``source`` and store the outcome, all or nothing.
 
@@ -52,22 +79,54 @@ def evaluation_run(
     """
     source = source_normalized(source)
     evaluated = source_evaluate(campaign=campaign, source=source, progress=progress)
+    return evaluation_store(
+        campaign=campaign,
+        source=source,
+        parts=[evaluated_json(evaluated)],
+        seconds=evaluated.seconds,
+        user=user,
+        job=job,
+    )
+
+
+def evaluation_store(
+    *,
+    campaign: Campaign,
+    source: JudgmentSource,
+    parts: Sequence[Mapping[str, Any]],
+    seconds: float,
+    user: User | None = None,
+    job: Job | None = None,
+) -> Evaluation:
+    """Store an evaluation from its parts (:func:`evaluated_json`, in run order), in one transaction.
+
+    Runs deleted since they were scored are left out.
+    """
+    if not parts:
+        raise CampaignDataError("an evaluation needs at least one part")
+    source = source_normalized(source)
+    first = parts[0]
+    rows = [row for part in parts for row in part["runs"]]
+    alive = set(
+        Run.objects.filter(campaign=campaign, pk__in=[r["run"] for r in rows]).values_list("pk", flat=True)
+    )
+    rows = [row for row in rows if row["run"] in alive]
     with transaction.atomic():
         evaluation = Evaluation.objects.create(
             campaign=campaign,
             source=source_dict(source),
             source_key=source_key(source),
             source_label=source_label(campaign=campaign, source=source)[:400],
-            design=Evaluation.Design.SAMPLED if evaluated.sourced.sampled else Evaluation.Design.QRELS,
-            measures=evaluated.measures,
-            specs=evaluated.specs,
-            integer=evaluated.integer,
-            topic_count=evaluated.topic_count,
-            judged_count=evaluated.judged_count,
-            unjudged_count=evaluated.unjudged_count,
-            relevant_count=evaluated.relevant_count,
-            run_count=len(evaluated.results),
-            seconds=evaluated.seconds,
+            design=Evaluation.Design.SAMPLED if first["sampled"] else Evaluation.Design.QRELS,
+            measures=first["measures"],
+            specs=first["specs"],
+            integer=sorted({name for part in parts for name in part["integer"]}),
+            topic_count=first["topic_count"],
+            judged_count=first["judged_count"],
+            unjudged_count=first["unjudged_count"],
+            relevant_count=first["relevant_count"],
+            run_count=len(rows),
+            seconds=seconds,
             created_by=user,
             job=job,
         )
@@ -75,16 +134,14 @@ def evaluation_run(
             [
                 EvaluationRun(
                     evaluation=evaluation,
-                    run=run,
-                    tag=result.run,
-                    summary={n: _json(result.summary[n]) for n in result.names},
-                    topics=result.topics,
-                    per_topic={
-                        n: [_json(v) for v in values.tolist()] for n, values in result.per_topic.items()
-                    },
-                    missing_topics=result.missing_topics,
+                    run_id=row["run"],
+                    tag=row["tag"],
+                    summary=row["summary"],
+                    topics=row["topics"],
+                    per_topic=row["per_topic"],
+                    missing_topics=row["missing_topics"],
                 )
-                for run, result in zip(evaluated.runs, evaluated.results, strict=True)
+                for row in rows
             ],
             batch_size=200,
         )
@@ -96,8 +153,6 @@ def evaluation_enqueue(*, campaign: Campaign, source: JudgmentSource, user: User
     source = source_normalized(source)
     pending = evaluation_pending(campaign=campaign, source=source)
     if pending is not None:
-        if pending.status == Job.Status.QUEUED:
-            dispatch(pending.id)  # queued before a restart: make sure a worker takes it
         return pending
     label = source_label(campaign=campaign, source=source)
     return job_enqueue(

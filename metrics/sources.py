@@ -1,4 +1,5 @@
-"""Which judgments a campaign's runs are evaluated against, read from the store (a selector).
+"""Which judgments a campaign's runs are evaluated against, read from the store (a selector):
+the source itself, its key, label and form choices, the default a page opens with, and its judgments.
 
 A source names whose labels count (the consensus under a rule, the adjudicated labels, one
 assessor's, or an imported qrels set) and optionally a pool. With a pool, every pooled document
@@ -11,18 +12,22 @@ directly, with no hand-exported prel.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign, QrelsSet
-from campaigns.selectors import qrels_set_load
+from campaigns.selectors import campaign_qrels_sets, qrels_set_load
 from engine.evaluate import Judgments
 from judging.consensus import RULES
 from judging.exports import assessor_qrels, consensus_qrels
 from judging.models import Judgment
+from judging.selectors import campaign_assessors
+from metrics.models import Evaluation
 from pooling.models import Pool
-from pooling.selectors import pool_as_core
+from pooling.selectors import campaign_pools, pool_as_core
 from pooling.strategies import PoolSelection
 from trec import Qrels
 from trec.qrels import qrels_from_dict
@@ -141,3 +146,105 @@ def source_judgments(*, campaign: Campaign, source: JudgmentSource) -> SourcedJu
         mq = core.to_mq_prel(labels)
         return SourcedJudgments(Judgments(prel.qrels, prel=prel, mq=mq), source, pool, True)
     return SourcedJudgments(Judgments(_merged(labels, core.to_qrels())), source, pool, False)
+
+
+# ------------------------------------------------------------------------- keys, labels, choices
+
+
+def source_normalized(source: JudgmentSource) -> JudgmentSource:
+    """The source with the fields its kind ignores reset, so equal choices compare equal."""
+    return JudgmentSource(
+        kind=source.kind,
+        rule=source.rule if source.kind == "consensus" else "majority",
+        assessor=source.assessor if source.kind == "assessor" else None,
+        qrels_set=source.qrels_set if source.kind == "qrels" else None,
+        pool=source.pool,
+    )
+
+
+def source_dict(source: JudgmentSource) -> dict[str, Any]:
+    s = source_normalized(source)
+    return {"kind": s.kind, "rule": s.rule, "assessor": s.assessor, "qrels_set": s.qrels_set, "pool": s.pool}
+
+
+def source_from_dict(data: dict[str, Any]) -> JudgmentSource:
+    """A source from :func:`source_dict`'s shape; raises CampaignDataError on a bad one."""
+    try:
+        return source_normalized(
+            JudgmentSource(
+                kind=str(data.get("kind") or "consensus"),
+                rule=str(data.get("rule") or "majority"),
+                assessor=data.get("assessor") or None,
+                qrels_set=None if data.get("qrels_set") in (None, "") else int(data["qrels_set"]),
+                pool=None if data.get("pool") in (None, "") else int(data["pool"]),
+            )
+        )
+    except (TypeError, ValueError) as exc:
+        raise CampaignDataError(f"bad judgment source: {exc}") from exc
+
+
+def source_key(source: JudgmentSource) -> str:
+    s = source_normalized(source)
+    what = {"consensus": s.rule, "assessor": s.assessor, "qrels": str(s.qrels_set), "adjudicated": ""}[s.kind]
+    return f"{s.kind}:{what}|pool:{'' if s.pool is None else s.pool}"
+
+
+def source_query(source: JudgmentSource) -> str:
+    """The leaderboard page's query string choosing this source."""
+    return urlencode({k: "" if v is None else v for k, v in source_dict(source).items()})
+
+
+def source_label(*, campaign: Campaign, source: JudgmentSource) -> str:
+    """How the source reads on a page: what counts, and which pool's unjudged documents ride along."""
+    s = source_normalized(source)
+    text = s.describe()
+    if s.kind == "qrels" and s.qrels_set is not None:
+        qsets = QrelsSet.objects.filter(campaign=campaign, pk=s.qrels_set)
+        name = qsets.values_list("name", flat=True).first()
+        text = f"imported judgments '{name}'" if name else text
+    if s.pool is not None:
+        pool = Pool.objects.filter(campaign=campaign, pk=s.pool).values_list("name", flat=True).first()
+        base = text.removesuffix(" with the pool's unjudged documents")
+        text = f"{base} with pool '{pool}'" if pool else text
+    return text
+
+
+@dataclass(frozen=True)
+class SourceChoices:
+    """What the source form offers for a campaign."""
+
+    kinds: tuple[str, ...]
+    rules: tuple[str, ...]
+    assessors: list[str]
+    qrels_sets: list[QrelsSet]
+    pools: list[Pool]
+    has_judgments: bool
+
+
+def source_choices(*, campaign: Campaign) -> SourceChoices:
+    return SourceChoices(
+        kinds=KINDS,
+        rules=tuple(r for r in RULES if r != "adjudicated"),  # "adjudicated" is its own kind
+        assessors=campaign_assessors(campaign=campaign),
+        qrels_sets=list(campaign_qrels_sets(campaign=campaign)),
+        pools=list(campaign_pools(campaign=campaign)),
+        has_judgments=Judgment.objects.filter(campaign=campaign).exists(),
+    )
+
+
+def default_source(*, campaign: Campaign) -> JudgmentSource:
+    """The source a page opens with: the last one evaluated; else the consensus with the latest
+    committed pool once judging started; else the latest imported judgments; else the consensus."""
+    last = Evaluation.objects.filter(campaign=campaign).order_by("-created_at", "-pk").first()
+    if last is not None:
+        try:
+            return source_from_dict(last.source)
+        except CampaignDataError:
+            pass
+    if Judgment.objects.filter(campaign=campaign).exists():
+        pool = campaign_pools(campaign=campaign).filter(status=Pool.Status.COMMITTED).first()
+        return JudgmentSource(pool=pool.pk if pool else None)
+    qset = QrelsSet.objects.filter(campaign=campaign).order_by("-imported_at", "-pk").first()
+    if qset is not None:
+        return JudgmentSource(kind="qrels", qrels_set=qset.pk)
+    return JudgmentSource()

@@ -2,7 +2,8 @@
 
 from django.urls import include, path
 
-from metrics import live_urls, views
+from metrics import views
+from metrics.live import urls as live_urls
 
 evaluation_patterns = [
     path("", views.leaderboard_page, name="leaderboard"),

@@ -20,35 +20,21 @@ from campaigns.models import Campaign, Membership
 from campaigns.views import organizer_page
 from jobs.selectors import job_status
 from metrics import charts
-from metrics.apis import parse_significance, parse_source
-from metrics.models import Evaluation
-from metrics.selectors import (
+from metrics.comparisons import (
     CORRECTION_LABELS,
-    CURVE,
-    RECALLS,
     TEST_LABELS,
     SignificanceParams,
-    column_label,
-    default_source,
-    evaluation_failed,
-    evaluation_file,
-    evaluation_get,
-    evaluation_latest,
-    evaluation_pending,
-    home_boards,
-    leaderboard,
-    run_report,
-    significance_csv,
-    significance_job,
-    significance_matrix,
     significance_measures,
-    source_choices,
-    source_dict,
-    source_from_dict,
-    source_label,
-    source_query,
+    significance_state,
 )
+from metrics.downloads import Download, evaluation_file, significance_file
+from metrics.evaluations import evaluation_get
+from metrics.inputs import parse_significance, parse_source, parse_source_choice
+from metrics.leaderboards import CURVE, RECALLS, column_label, home_boards, source_board
+from metrics.models import Evaluation
+from metrics.runs import run_summary
 from metrics.services import evaluation_enqueue, significance_enqueue
+from metrics.sources import source_choices, source_dict, source_from_dict, source_label, source_query
 
 CURVE_RUNS = 8  # P-R curves drawn on a leaderboard: the best runs only, or the chart is a tangle
 
@@ -88,20 +74,12 @@ def home(request: HttpRequest) -> HttpResponseBase:
 def leaderboard_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     errors: list[str] = []
     source = None
-    if "kind" in request.GET:
-        try:
-            source = parse_source(request.GET)
-        except CampaignDataError as exc:
-            errors = exc.problems
-    source = source or default_source(campaign=campaign)
-    latest = evaluation_latest(campaign=campaign, source=source)
-    pending = evaluation_pending(campaign=campaign, source=source)
-    failed = (
-        None
-        if pending
-        else evaluation_failed(campaign=campaign, source=source, after=latest and latest.created_at)
-    )
-    board = leaderboard(evaluation=latest, sort=request.GET.get("sort")) if latest else None
+    try:
+        source = parse_source_choice(request.GET)
+    except CampaignDataError as exc:
+        errors = exc.problems
+    state = source_board(campaign=campaign, source=source, sort=request.GET.get("sort"))
+    source, board, pending = state.source, state.board, state.pending
     context = {
         "campaign": campaign,
         "errors": errors,
@@ -109,11 +87,11 @@ def leaderboard_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         "source_label": source_label(campaign=campaign, source=source),
         "source_query": source_query(source),
         "choices": source_choices(campaign=campaign),
-        "evaluation": latest,
+        "evaluation": state.evaluation,
         "board": board,
         "pending": pending,
         "pending_status": job_status(job=pending) if pending else None,
-        "failed": failed,
+        "failed": state.failed,
     }
     if board is not None:
         context["chart"] = mark_safe(  # charts escape every text
@@ -156,7 +134,7 @@ def evaluate(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
 def run_page(request: HttpRequest, campaign: Campaign, pk: int, result: int) -> HttpResponse:
     evaluation = _evaluation(campaign, pk)
     try:
-        report = run_report(evaluation=evaluation, result_pk=result, measure=request.GET.get("measure"))
+        report = run_summary(evaluation=evaluation, result_pk=result, measure=request.GET.get("measure"))
     except CampaignDataError as exc:
         raise Http404(str(exc)) from exc
     label = column_label(report.measure)
@@ -204,6 +182,10 @@ def download(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponse:
         raise Http404(str(exc)) from exc
     except CampaignDataError as exc:
         return HttpResponse("; ".join(exc.problems), status=400, content_type="text/plain; charset=utf-8")
+    return _attachment(file)
+
+
+def _attachment(file: Download) -> HttpResponse:
     response = HttpResponse(file.body, content_type=file.content_type)
     response["Content-Disposition"] = f'attachment; filename="{file.filename}"'
     return response
@@ -226,13 +208,13 @@ def significance_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
         except CampaignDataError as exc:
             errors = exc.problems
         else:
-            query = urlencode({k: v for k, v in params.as_dict().items() if k not in ("evaluation", "key")})
-            return redirect(f"{request.path}?{query}")
-    done = significance_job(evaluation=evaluation, params=params, finished=True) if not errors else None
-    pending = significance_job(evaluation=evaluation, params=params, finished=False) if not errors else None
+            return redirect(f"{request.path}?{urlencode(params.query())}")
+    state = significance_state(evaluation=evaluation, params=params) if not errors else None
+    done = state.done if state else None
+    pending = state.pending if state else None
     fmt = request.GET.get("format")
     if done is not None and fmt in ("csv", "json"):
-        return _significance_file(campaign, evaluation, done.result or {}, fmt)
+        return _attachment(significance_file(evaluation=evaluation, result=done.result or {}, fmt=fmt))
     return render(
         request,
         "metrics/significance.html",
@@ -247,23 +229,11 @@ def significance_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
             "label": column_label(params.measure),
             "test_label": TEST_LABELS.get(params.test, params.test),
             "correction_label": CORRECTION_LABELS.get(params.correction, params.correction),
-            "query": urlencode({k: v for k, v in params.as_dict().items() if k not in ("evaluation", "key")}),
-            "matrix": significance_matrix(done.result) if done is not None and done.result else None,
+            "query": urlencode(params.query()),
+            "matrix": state.matrix if state else None,
             "done": done,
             "pending": pending,
             "pending_status": job_status(job=pending) if pending else None,
             "back_query": source_query(source_from_dict(evaluation.source)),
         },
     )
-
-
-def _significance_file(campaign: Campaign, evaluation: Evaluation, result: dict, fmt: str) -> HttpResponse:
-    import json
-
-    stem = f"{campaign.slug}-evaluation{evaluation.pk}-significance"
-    if fmt == "csv":
-        response = HttpResponse(significance_csv(result), content_type="text/csv; charset=utf-8")
-    else:
-        response = HttpResponse(json.dumps(result, indent=1) + "\n", content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
-    return response

@@ -18,29 +18,24 @@ from rest_framework.response import Response
 
 from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 from campaigns.errors import CampaignDataError
-from campaigns.models import Campaign, Membership
-from jobs.services import job_enqueue
 from pooling import exports
 from pooling.inputs import DiagnosticsInput, PoolBuildInput
 from pooling.models import Pool
 from pooling.selectors import campaign_pools, pool_get
-from pooling.services import pool_commit, pool_discard
-from pooling.views import diagnostics_params
-
-ORGANIZER = Membership.Role.ORGANIZER
-
-
-# ------------------------------------------------------------------ response shapes (the schema)
+from pooling.services import pool_build_enqueue, pool_commit, pool_diagnostics_enqueue, pool_discard
 
 
 class PoolApi(CampaignApi):
     """A campaign API view that also finds the URL's pool (404 when the campaign has no such pool)."""
 
-    def pool(self, campaign: Campaign, pk: int) -> Pool:
+    def pool(self, request: Request, slug: str, pk: int) -> Pool:
+        campaign = self.organizer_campaign(request, slug)
         try:
-            return pool_get(campaign=campaign, pk=pk)
+            pool = pool_get(campaign=campaign, pk=pk)
         except CampaignDataError as exc:
             raise exceptions.NotFound(str(exc)) from exc
+        pool.campaign = campaign  # already read, with the access check
+        return pool
 
 
 FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
@@ -64,15 +59,6 @@ def pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
     return out
 
 
-# ------------------------------------------------------------------------------------ campaigns
-
-
-# -------------------------------------------------------------------------------------- imports
-
-
-# ---------------------------------------------------------------------------------------- pools
-
-
 class PoolListApi(PoolApi):
     @documented(operation_id="campaign_pools")
     def get(self, request: Request, slug: str) -> Response:
@@ -86,66 +72,40 @@ class PoolBuildApi(PoolApi):
         campaign = self.organizer_campaign(request, slug)
         form = PoolBuildInput(data=request.data)
         form.is_valid(raise_exception=True)
-        spec = form.validated_data["spec"]
-        job = job_enqueue(
-            kind="pool_build",
-            title=f"build pool '{form.validated_data['name']}' ({spec.strategy}) of {campaign.slug}",
-            campaign=campaign,
-            user=request.user,  # type: ignore[arg-type]
-            params={"name": form.validated_data["name"], "spec": spec.as_dict()},
-        )
-        return job_accepted(job)
+        return job_accepted(pool_build_enqueue(campaign=campaign, user=request.user, **form.validated_data))  # type: ignore[arg-type]
 
 
 class PoolDetailApi(PoolApi):
     @documented(operation_id="pool_detail")
     def get(self, request: Request, slug: str, pk: int) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        return Response(pool_json(self.pool(campaign, pk), sizes=True))
+        return Response(pool_json(self.pool(request, slug, pk), sizes=True))
 
 
 class PoolCommitApi(PoolApi):
     @documented(request=None, operation_id="pool_commit")
     def post(self, request: Request, slug: str, pk: int) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        return Response(pool_json(pool_commit(pool=self.pool(campaign, pk))))
+        return Response(pool_json(pool_commit(pool=self.pool(request, slug, pk))))
 
 
 class PoolDiscardApi(PoolApi):
     @documented(request=None, ok=None, status_code=204, operation_id="pool_discard")
     def post(self, request: Request, slug: str, pk: int) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        pool_discard(pool=self.pool(campaign, pk))
+        pool_discard(pool=self.pool(request, slug, pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class PoolExportApi(PoolApi):
     @extend_schema(parameters=[FORMAT_PARAMETER], responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
-        campaign = self.organizer_campaign(request, slug)
-        try:
-            body, filename = exports.pool_file(
-                pool=self.pool(campaign, pk), fmt=request.GET.get("format", "qrels")
-            )
-        except ValueError as exc:
-            raise CampaignDataError(str(exc)) from exc
-        response = HttpResponse(body, content_type="text/plain; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        return exports.pool_download(
+            pool=self.pool(request, slug, pk), fmt=request.GET.get("format", "qrels")
+        )
 
 
 class PoolDiagnosticsApi(PoolApi):
     @documented(request=DiagnosticsInput, ok=JobAcceptedOut, status_code=202, operation_id="pool_diagnostics")
     def post(self, request: Request, slug: str, pk: int) -> Response:
-        campaign = self.organizer_campaign(request, slug)
-        pool = self.pool(campaign, pk)
+        pool = self.pool(request, slug, pk)
         form = DiagnosticsInput(data=request.data)
         form.is_valid(raise_exception=True)
-        job = job_enqueue(
-            kind="pool_diagnostics",
-            title=f"diagnostics of pool '{pool.name}' of {campaign.slug}",
-            campaign=campaign,
-            user=request.user,  # type: ignore[arg-type]
-            params=diagnostics_params(pool, form.validated_data),
-        )
-        return job_accepted(job)
+        return job_accepted(pool_diagnostics_enqueue(pool=pool, user=request.user, **form.validated_data))  # type: ignore[arg-type]

@@ -43,6 +43,25 @@ class NumberListField(serializers.Field):
         return None if value is None else list(value)
 
 
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]})
+class NameListField(serializers.Field):
+    """Names as a JSON list or as one string separated by spaces or commas ("map P.10"); blank is none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> list[str]:
+        if isinstance(data, str):
+            return data.replace(",", " ").split()
+        if isinstance(data, list | tuple) and all(isinstance(x, str) for x in data):
+            return [x.strip() for x in data if x.strip()]
+        raise serializers.ValidationError("expected names separated by spaces or commas")
+
+    def to_representation(self, value: Any) -> Any:
+        return list(value)
+
+
 @extend_schema_field(
     {"oneOf": [{"type": "object", "additionalProperties": {"type": "integer"}}, {"type": "string"}]}
 )
@@ -76,8 +95,6 @@ class RunDepthsField(serializers.Field):
         return dict(value)
 
 
-
-
 class PoolBuildInput(FormInput):
     name = serializers.CharField(max_length=100)
     strategy = serializers.ChoiceField(choices=STRATEGIES)
@@ -101,25 +118,14 @@ class PoolBuildInput(FormInput):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         values = {k: v for k, v in attrs.items() if k != "name" and v is not None}
         try:
-            attrs["spec"] = PoolSpec.from_dict(values)
+            spec = PoolSpec.from_dict(values)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from exc
-        return attrs
-
-
-
-
-
-
-
-
-
-
+        # what pool_build_enqueue takes: the fields are the spec's
+        return {"name": attrs["name"], "spec": spec}
 
 
 class DiagnosticsInput(FormInput):
     qrels_set = serializers.IntegerField(required=False, allow_null=True)
-    measures = serializers.CharField(required=False, allow_blank=True)
+    measures = NameListField()
     ks = NumberListField(kind=int)
-
-

@@ -52,8 +52,6 @@ def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]
     }
 
 
-
-
 @register("pool_build", result_template="pooling/results/pool_build.html")
 def pool_build_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     try:

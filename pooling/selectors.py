@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from django.db.models import QuerySet
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Topic
-from campaigns.selectors import campaign_rankings, campaign_runs
+from campaigns.selectors import campaign_qrels_sets, campaign_rankings, campaign_runs
 from pooling.models import Pool, PoolDocument
 from pooling.spec import PoolSpec
 from pooling.strategies import PoolSelection
@@ -40,8 +41,6 @@ def pool_rankings(
     return ranked, include
 
 
-
-
 def campaign_pools(*, campaign: Campaign) -> QuerySet[Pool]:
     return Pool.objects.filter(campaign=campaign).order_by("-created_at")
 
@@ -51,6 +50,23 @@ def pool_get(*, campaign: Campaign, pk: int) -> Pool:
     if pool is None:
         raise CampaignNotFound(f"campaign '{campaign.slug}' has no pool {pk}")
     return pool
+
+
+def pool_overview(*, pool: Pool) -> dict[str, Any]:
+    """What a pool's page shows: its size per topic (topics in byte order, with the universe a
+    sampling design drew from) and the judgments its diagnostics may use."""
+    sizes = [
+        (topic, s["judge"], s["universe"])
+        for topic, s in sorted(pool.sizes.items(), key=lambda x: x[0].encode())
+    ]
+    return {
+        "campaign": pool.campaign,
+        "pool": pool,
+        "sizes": sizes,
+        "largest": max((universe for _, _, universe in sizes), default=0),
+        "sampled": any(judge != universe for _, judge, universe in sizes),
+        "qrels_sets": campaign_qrels_sets(campaign=pool.campaign),
+    }
 
 
 def pool_as_core(*, pool: Pool) -> PoolSelection:
@@ -85,10 +101,3 @@ def pools_needed_docnos(*, campaign: Campaign) -> set[str]:
     """Every docno some pool of the campaign may put before an assessor (the documents to store)."""
     rows = PoolDocument.objects.filter(pool__campaign=campaign, sampled=True)
     return set(rows.values_list("docno", flat=True).distinct())
-
-
-# --------------------------------------------------------------------------------- qrels sets
-
-
-
-

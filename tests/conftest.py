@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +41,14 @@ if os.environ.get("CI"):
 
 import pytest  # noqa: E402
 
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
 
 @pytest.fixture(autouse=True)
 def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Background jobs run inside the request in tests, uploads go to a temporary folder."""
-    settings.WORKBENCH_JOBS = "sync"  # type: ignore[attr-defined]
+    """Background tasks run inside the request in tests, uploads go to a temporary folder."""
+    settings.TASKS = IMMEDIATE_TASKS  # type: ignore[attr-defined]
     settings.WORKBENCH_UPLOAD_DIR = tmp_path_factory.mktemp("uploads")  # type: ignore[attr-defined]
     # personas log in hundreds of times: a fast hash keeps that cheap (never outside tests)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
@@ -56,13 +59,123 @@ def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture
-def embedded_worker(settings: object) -> Iterator[None]:
-    """Jobs run on the real worker thread, stopped after the test so it never outlives its database."""
-    from jobs import worker
+def tasks_in_database(settings: object) -> None:
+    """Tasks wait in the database (django-tasks-db) until a worker takes them, as in production:
+    ``call_command("jobs_worker", "--batch")`` runs them in the test, ``worker_process`` elsewhere."""
+    settings.TASKS = DATABASE_TASKS  # type: ignore[attr-defined]
 
-    settings.WORKBENCH_JOBS = "thread"  # type: ignore[attr-defined]
-    yield
-    worker.stop()
+
+def _uses_worker_processes(session: pytest.Session) -> bool:
+    return any("worker_process" in getattr(item, "fixturenames", ()) for item in session.items)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A worker process must open the test database: on SQLite it is then a file, not in memory
+    (only in sessions that start one)."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] == "django.db.backends.sqlite3" and _uses_worker_processes(request.session):
+        db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+# no random start-up delay, a quick poll and quick looks for stopped workers: tests wait on them
+WORKER_OPTIONS = ("--no-startup-delay", "--interval", "0.1", "--check-every", "0.5", "-v", "2")
+
+
+class WorkerProcess:
+    """A ``manage.py jobs_worker`` process on the test database (see the ``worker_process`` fixture)."""
+
+    def __init__(self, proc: Any, log: Path) -> None:
+        self.proc = proc
+        self.log = log
+
+    @property
+    def pid(self) -> int:
+        return int(self.proc.pid)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """``kill -9``: no cleanup of any kind."""
+        import signal
+
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.terminate()  # SIGTERM: db_worker ends after its current task
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def worker_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a worker process that opens the test database (committed rows only:
+    tests that start one use ``transactional_db`` or ``live_server``)."""
+    from django.conf import settings
+    from django.db import connection
+
+    db = connection.settings_dict
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "WORKBENCH_SQLITE_PATH")}
+    if connection.vendor == "postgresql":
+        from urllib.parse import quote
+
+        auth = quote(db["USER"] or "") + (":" + quote(db["PASSWORD"]) if db.get("PASSWORD") else "")
+        host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+        env["DATABASE_URL"] = f"postgres://{auth}@{host}:{port}/{db['NAME']}"
+    else:
+        env["WORKBENCH_SQLITE_PATH"] = str(db["NAME"])
+    env["WORKBENCH_UPLOAD_DIR"] = str(settings.WORKBENCH_UPLOAD_DIR)
+    env["WORKBENCH_TASKS"] = "database"
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    return {**env, **(extra or {})}
+
+
+@pytest.fixture
+def worker_process(
+    tasks_in_database: None, transactional_db: None, tmp_path: Path
+) -> Iterator[Callable[..., WorkerProcess]]:
+    """``start(env=None)`` starts a real ``manage.py jobs_worker`` process on the test database;
+    every one still running is stopped after the test, before the database is emptied."""
+    import subprocess
+    import sys
+
+    from django.conf import settings
+    from django.db import connection
+
+    name = str(connection.settings_dict["NAME"])
+    if connection.vendor == "sqlite" and (":memory:" in name or "mode=memory" in name):
+        pytest.fail("the SQLite test database is in memory: a worker process cannot open it")
+    started: list[WorkerProcess] = []
+
+    def start(env: dict[str, str] | None = None) -> WorkerProcess:
+        log = tmp_path / f"worker-{len(started) + 1}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "manage.py", "jobs_worker", *WORKER_OPTIONS],
+                cwd=settings.BASE_DIR,
+                env=worker_env(env),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        worker = WorkerProcess(proc, log)
+        started.append(worker)
+        return worker
+
+    yield start
+    for worker in started:
+        worker.stop()
 
 
 PASSWORD = "persona-password"

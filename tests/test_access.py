@@ -124,7 +124,8 @@ def test_every_route_of_the_apps_is_in_an_access_table() -> None:
 
     Only Django's admin, the login and logout pages and the public API schema are left out.
     """
-    from tests.judging import test_assess_pages, test_report_pages
+    from tests.judging.assess import test_views as test_assess_pages
+    from tests.judging.reports import test_views as test_report_pages
     from tests.metrics import test_leaderboard_pages, test_live_pages
 
     public = {"login", "logout", "schema"}
@@ -256,7 +257,7 @@ def test_people_who_lose_their_role_lose_its_jobs(
 ) -> None:
     """A job's result can hold runs, scores and assessors' labels: the role is checked on every read."""
     from campaigns.models import Membership
-    from judging.report_selectors import AGREEMENT_JOB
+    from judging.reports.selectors import AGREEMENT_JOB
 
     own = ctx["job"]  # started by the organizer
     report = Job.objects.create(

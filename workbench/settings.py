@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "pooling",
     "judging",
     "jobs",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -129,10 +130,18 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Background jobs (imports, pool builds, evaluations): "thread" runs them on a worker thread of the
-# web process (no extra service; one web process), "external" leaves them to `manage.py run_jobs`
-# workers (several, on PostgreSQL), "sync" runs them inside the request (tests).
-WORKBENCH_JOBS = os.environ.get("WORKBENCH_JOBS", "thread")
+# Background work (imports, pool builds, evaluations) is a django.tasks task. The database backend
+# (django-tasks-db) keeps the queue in the workbench's own database, so no broker is needed:
+# `manage.py jobs_worker` processes run it (`./workbench.sh serve` starts one beside the web server;
+# with PostgreSQL any number, on any number of machines). WORKBENCH_TASKS=immediate runs each task
+# inside the request that enqueues it instead (what the tests do; no worker needed).
+_TASK_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+}
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[os.environ.get("WORKBENCH_TASKS", "database")]}}
+# A campaign's evaluation is shared among workers in parts of this many runs (one task each).
+WORKBENCH_EVALUATION_PART_RUNS = int(os.environ.get("WORKBENCH_EVALUATION_PART_RUNS", "10"))
 WORKBENCH_UPLOAD_DIR = Path(os.environ.get("WORKBENCH_UPLOAD_DIR", BASE_DIR / "uploads"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000  # a campaign's runs arrive in one form
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads go to a temporary file, never all in memory

@@ -12,15 +12,12 @@ from campaigns.access import job_for
 from jobs import registry
 from jobs.models import Job
 from jobs.selectors import job_status
-from jobs.services import dispatch
 
 
 def _visible(request: HttpRequest, job_id: uuid.UUID) -> Job:
     job = job_for(request.user, job_id)
     if job is None:
         raise Http404("no such job")
-    if job.status == Job.Status.QUEUED:
-        dispatch(job.id)  # the embedded worker picks up a job queued before a restart
     return job
 
 

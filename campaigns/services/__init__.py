@@ -3,13 +3,14 @@
 Every service is atomic and keyword-only.
 """
 
+from campaigns.services.campaigns import campaign_create
+from campaigns.services.import_jobs import IMPORTS, campaign_import_enqueue
 from campaigns.services.imports import (
     DOCUMENT_BATCH,
     INSERT_BATCH,
     DocumentImportResult,
     RunImportResult,
     TopicImportResult,
-    campaign_create,
     documents_import,
     run_import,
     runs_import,
@@ -20,11 +21,13 @@ from campaigns.services.qrels import qrels_set_import
 
 __all__ = [
     "DOCUMENT_BATCH",
+    "IMPORTS",
     "INSERT_BATCH",
     "DocumentImportResult",
     "RunImportResult",
     "TopicImportResult",
     "campaign_create",
+    "campaign_import_enqueue",
     "documents_import",
     "member_invite",
     "membership_add",

@@ -1,4 +1,4 @@
-"""Writes of campaign data: campaigns, topics, runs and documents. Every service is atomic.
+"""Writes of campaign data: topics, runs and documents. Every service is atomic.
 
 Imports validate before they write, and a refused or failed import raises inside its transaction,
 so nothing of it remains and nothing stored before is touched. Run lines are the bulk of a
@@ -17,8 +17,6 @@ from itertools import repeat
 from pathlib import Path
 
 import numpy as np
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_slug
 from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -28,7 +26,6 @@ from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
 from campaigns.selectors import campaign_taken_tags, documents_stored
 from campaigns.services.bulk import columns_of, rows_insert
 from campaigns.validation import (
-    DEFAULT_MAX_DOCS,
     DOCNO_MAX_LENGTH,
     TOPIC_MAX_LENGTH,
     CheckedRun,
@@ -41,27 +38,6 @@ from trec import FormatError, RankedRun, read_topics
 from trec.documents import DocumentReader
 from trec.io import PathLike
 from trec.progress import ProgressCallback, quiet_progress
-
-# ---------------------------------------------------------------------------------------- campaigns
-
-
-def campaign_create(
-    *, slug: str, name: str = "", description: str = "", max_docs_per_topic: int = DEFAULT_MAX_DOCS
-) -> Campaign:
-    try:
-        validate_slug(slug)
-    except ValidationError as exc:
-        raise CampaignDataError(
-            f"'{slug}' is not a valid campaign slug (letters, digits, hyphens, underscores)"
-        ) from exc
-    if Campaign.objects.filter(slug=slug).exists():
-        raise CampaignDataError(f"campaign '{slug}' already exists")
-    if max_docs_per_topic < 1:
-        raise CampaignDataError("a campaign must allow at least one document per topic")
-    return Campaign.objects.create(
-        slug=slug, name=name or slug, description=description, max_docs_per_topic=max_docs_per_topic
-    )
-
 
 # ------------------------------------------------------------------------------------------- topics
 

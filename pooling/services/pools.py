@@ -1,4 +1,4 @@
-"""Writes of pools, external judgments and memberships."""
+"""Writes of stored pools: build one as a draft, commit it for judging, or discard it."""
 
 from __future__ import annotations
 
@@ -133,17 +133,3 @@ def pool_discard(*, pool: Pool) -> None:
             f"pool '{locked.name}' is committed: judging relies on it, it cannot be discarded"
         )
     locked.delete()
-
-
-# ------------------------------------------------------------------------------ external qrels
-
-
-
-
-# ---------------------------------------------------------------------------------- memberships
-
-
-
-
-
-

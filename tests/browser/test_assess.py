@@ -15,7 +15,7 @@ from campaigns.services import campaign_create, membership_add
 from judging.models import Assignment, Judgment, JudgmentEvent
 from pooling.spec import PoolSpec
 from tests.browser.conftest import LogIn
-from tests.judging.assess_fixtures import RUN_TAGS, assign, demo_pool, set_text
+from tests.judging.assess.fixtures import RUN_TAGS, assign, demo_pool, set_text
 
 PASSWORD = "assessor-password-1"
 # what the assessor types on the first ten documents (0-2 scale); the 8th is then revised to 2
@@ -153,6 +153,19 @@ def test_queue_assignment_brings_each_next_document_after_the_save(page: Page, l
     assert {j.docno: j.grade for j in Judgment.objects.filter(assessor=user)} == dict(
         zip(docnos, grades, strict=True)
     )
+
+
+def test_a_queue_never_asked_is_asked_by_the_page_with_a_post(page: Page, log_in: LogIn) -> None:
+    _, assignment = _assignment("nia", queue_budget=2)
+    dealt = assignment.items.get().docno
+    assignment.items.all().delete()  # dealt before dealing asked the queue: opening it must not ask
+    log_in(page, "nia", PASSWORD)
+    methods: list[str] = []
+    page.on("request", lambda r: methods.append(r.method) if r.url.endswith("/next/") else None)
+    page.goto(f"/judging/assignments/{assignment.pk}/")
+    _on(page, dealt)  # the script asked the queue (a POST) and shows its document
+    assert methods == ["POST"]
+    assert list(assignment.items.values_list("docno", flat=True)) == [dealt]
 
 
 def test_a_save_lost_to_the_network_is_kept_retried_and_survives_a_reload(page: Page, log_in: LogIn) -> None:

@@ -8,6 +8,7 @@ headers, opens a run page with its per-topic bars and P-R curve, and computes a 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
@@ -19,7 +20,7 @@ from metrics.models import Evaluation, EvaluationRun
 from metrics.services import evaluation_run
 from metrics.sources import JudgmentSource
 from tests.browser.conftest import LogIn
-from tests.conftest import demo_dir, demo_runs
+from tests.conftest import WorkerProcess, demo_dir, demo_runs
 
 DEMO_RUNS = ("bm25", "bm25_rm3", "dense_retriever", "random_baseline")
 TOPICS = 5
@@ -39,8 +40,9 @@ def column(page: Page, index: int) -> list[str]:
 
 
 def test_organizer_evaluates_sorts_and_reads_the_leaderboard(
-    page: Page, log_in: LogIn, embedded_worker: None
+    page: Page, log_in: LogIn, worker_process: Callable[..., WorkerProcess]
 ) -> None:
+    worker_process()  # a real `manage.py jobs_worker` process runs the evaluation
     call_command("workbench_demo", stdout=io.StringIO())
     Evaluation.objects.all().delete()  # the demo stores one; this test evaluates from the page
     log_in(page, "organizer", "organizer-demo")
@@ -49,7 +51,7 @@ def test_organizer_evaluates_sorts_and_reads_the_leaderboard(
     expect(page.locator("#source-label")).to_contain_text("imported judgments 'reference'")
     expect(page.locator("#leaderboard")).to_have_count(0)
     page.get_by_role("button", name="Evaluate all runs").click()
-    # the job runs on the worker thread; the page shows its progress bar (if still running) and
+    # the job runs on the worker process; the page shows its progress bar (if still running) and
     # reloads itself when it ends
     expect(page.locator("#leaderboard tbody tr")).to_have_count(len(DEMO_RUNS), timeout=20_000)
     evaluation = Evaluation.objects.get()
@@ -160,16 +162,15 @@ def test_significance_matrix_in_the_browser(page: Page, log_in: LogIn) -> None:
 def test_the_page_follows_a_queued_evaluation_until_it_ends(
     page: Page, log_in: LogIn, settings: object
 ) -> None:
-    from jobs.services import job_run
-
     call_command("workbench_demo", stdout=io.StringIO())
-    settings.WORKBENCH_JOBS = "external"  # type: ignore[attr-defined]  # waits for a `run_jobs` worker
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}  # type: ignore[attr-defined]  # waits for a worker
     log_in(page, "organizer", "organizer-demo")
     page.goto("/campaigns/demo/evaluation/")
     page.get_by_role("button", name="Evaluate all runs").click()
     expect(page.locator("#job-progress")).to_be_attached()
     expect(page.locator("#job-status")).to_have_text("queued")
     expect(page.locator("#evaluate-form")).to_have_count(0)  # no second evaluation of the same source
-    job_run()  # the worker takes it; the page's poll sees it finished and reloads
+    # a worker takes it; the page's poll sees it finished and reloads
+    call_command("jobs_worker", "--batch", "--no-startup-delay", verbosity=0)
     expect(page.locator("#leaderboard tbody tr")).to_have_count(len(DEMO_RUNS), timeout=20_000)
     expect(page.locator("#job-progress")).to_have_count(0)

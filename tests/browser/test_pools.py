@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
@@ -9,13 +11,14 @@ from campaigns.services import campaign_create, membership_add, runs_import, top
 from jobs.models import Job
 from pooling.models import Pool
 from tests.browser.conftest import LogIn
-from tests.conftest import demo_dir, demo_run_paths
+from tests.conftest import WorkerProcess, demo_dir, demo_run_paths
 
 
 def test_organizer_builds_watches_and_commits_a_pool(
-    page: Page, log_in: LogIn, embedded_worker: None
+    page: Page, log_in: LogIn, worker_process: Callable[..., WorkerProcess]
 ) -> None:
-    # embedded_worker: the real worker thread runs the job while the page polls its progress
+    # a real worker process (manage.py jobs_worker) runs the job while the page polls its progress
+    worker = worker_process()
     organizer = User.objects.create_user("org", password="pw-organizer-1")
     organizer.user_permissions.add(Permission.objects.get(codename="add_campaign"))
     campaign = campaign_create(slug="demo", name="Demo")
@@ -41,6 +44,7 @@ def test_organizer_builds_watches_and_commits_a_pool(
     expect(page.locator("#job-status")).to_have_text("done", timeout=20_000)
     job = Job.objects.get(kind="pool_build")
     assert job.status == Job.Status.DONE and job.total > 0 and job.done == job.total
+    assert job.worker.endswith(f":{worker.pid}")
     page.locator("#pool-link").click()
 
     pool = Pool.objects.get(campaign=campaign, name="strata")

@@ -8,6 +8,7 @@ must be found through today's models, with its relations, and permissions keep t
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -29,7 +30,7 @@ BEFORE_THE_MOVE = [
 ]
 
 
-def _migrate(targets: list[tuple[str, str | None]]) -> MigrationExecutor:
+def _migrate(targets: Sequence[tuple[str, str | None]]) -> MigrationExecutor:
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(targets)

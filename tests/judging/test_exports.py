@@ -15,7 +15,7 @@ from campaigns.models import Campaign, Topic
 from campaigns.services import membership_add, runs_import, topics_import
 from judging.exports import CSV_COLUMNS, export_file
 from judging.models import Assignment
-from judging.services import JudgingRefused, adjudication_record, assignments_create, judgment_record
+from judging.services import JudgingRefused, adjudication_decide, assignments_create, judgment_record
 from pooling.models import PoolDocument
 from pooling.services import pool_build, pool_commit
 from pooling.spec import PoolSpec
@@ -73,7 +73,7 @@ def tiny(
                 assessor=user, assignment=a, docno=docno, grade=grade, cant_judge=grade is None, **extra
             )
     t402 = Topic.objects.get(campaign=campaign, number="402")
-    adjudication_record(adjudicator=adjudicator, campaign=campaign, topic=t402, docno="d5", grade=2)
+    adjudication_decide(adjudicator=adjudicator, campaign=campaign, topic=t402.number, docno="d5", grade=2)
     return campaign
 
 

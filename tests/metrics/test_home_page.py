@@ -13,7 +13,7 @@ from django.test import Client
 from campaigns.models import Campaign, QrelsSet
 from engine.evaluate import Judgments, evaluate_run
 from engine.names import parse_measures
-from metrics import selectors
+from metrics import leaderboards
 from metrics.models import Evaluation
 from metrics.services import evaluation_run
 from metrics.sources import JudgmentSource
@@ -73,7 +73,7 @@ def test_home_shows_the_latest_stored_evaluation_with_links_to_run_pages(demo_cl
 
 
 def test_a_large_campaign_is_not_evaluated_in_the_request(demo_client: Client, monkeypatch: Any) -> None:
-    monkeypatch.setattr(selectors, "PREVIEW_MAX_DOCUMENTS", 10)
+    monkeypatch.setattr(leaderboards, "PREVIEW_MAX_DOCUMENTS", 10)
     html = demo_client.get("/").content.decode()
     assert "Not evaluated yet" in html and 'id="leaderboard-demo"' not in html
 

@@ -167,6 +167,12 @@ def test_organizer_gets_through(e: Endpoint, ctx: dict[str, Any], organizer: Any
     assert response.status_code == e.organizer, response.content[:500]
 
 
+@pytest.mark.parametrize("e", [e for e in ENDPOINTS if e.method == "get"], ids=ids)
+def test_an_organizers_get_writes_nothing(e: Endpoint, ctx: dict[str, Any], organizer: Any) -> None:
+    assert call(login(organizer), e, ctx).status_code == 200
+    assert nothing_changed(ctx)
+
+
 def test_home_page_shows_leaderboards_only_to_organizers(
     ctx: dict[str, Any], organizer: Any, assessor: Any, adjudicator: Any, outsider: Any
 ) -> None:
@@ -254,7 +260,7 @@ def test_evaluating_with_no_judgment_fails_with_the_reason_on_the_page(
 def test_a_pending_evaluation_shows_its_progress_bar_and_is_not_started_twice(
     ctx: dict[str, Any], organizer: Any, settings: Any
 ) -> None:
-    settings.WORKBENCH_JOBS = "external"  # queued until a `run_jobs` worker takes it
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}  # waits for a worker
     campaign, client = ctx["campaign"], login(organizer)
     url = reverse("evaluation:evaluate", args=[campaign.slug])
     for _ in range(2):

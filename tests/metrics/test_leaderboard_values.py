@@ -22,15 +22,10 @@ from engine.evaluate import Judgments, evaluate_run
 from engine.names import parse_measures
 from engine.significance import CompareSettings, compare_pairs, score_matrix
 from judging.services import assignments_create, judgment_record
+from metrics.comparisons import SignificanceParams
+from metrics.evaluations import BASE_SPECS, JUDGED, evaluation_measures
+from metrics.leaderboards import COLUMNS, leaderboard
 from metrics.models import EvaluationRun
-from metrics.selectors import (
-    BASE_SPECS,
-    COLUMNS,
-    JUDGED,
-    SignificanceParams,
-    evaluation_measures,
-    leaderboard,
-)
 from metrics.services import evaluation_run, significance_enqueue
 from metrics.sources import JudgmentSource, source_judgments
 from pooling.services import pool_build, pool_commit
@@ -281,3 +276,35 @@ def test_the_matrix_is_what_manage_py_compare_prints_for_the_same_runs(
     assert job.result is not None
     assert job.result["comparison"]["pairs"] == printed["pairs"]
     assert job.result["comparison"]["runs"] == printed["runs"]
+
+
+def test_the_page_csv_is_what_manage_py_compare_writes_for_the_same_comparison(
+    loaded: Campaign, organizer: Any
+) -> None:
+    evaluation = evaluate_reference(loaded, organizer)
+    params = SignificanceParams(
+        evaluation=evaluation.pk,
+        measure="map",
+        test="randomization",
+        correction="holm",
+        seed=5,
+        permutations=3000,
+    )
+    significance_enqueue(evaluation=evaluation, params=params, user=organizer)
+    url = reverse("evaluation:significance", args=[loaded.slug, evaluation.pk])
+    query = "?measure=map&test=randomization&correction=holm&seed=5&permutations=3000&alpha=0.05&format=csv"
+    page = login(organizer).get(url + query).content.decode()
+    out = io.StringIO()
+    call_command(
+        "compare",
+        *("-m", "map", "--test", "randomization", "--correction", "holm", "--seed", "5"),
+        *("--permutations", "3000", "--format", "csv"),
+        str(demo_dir() / "qrels.txt"),
+        *map(str, demo_run_paths()),  # in tag order, as the store keeps the runs
+        stdout=out,
+    )
+    # the page compares pairs only: the command's Tukey HSD rows are the one thing it adds
+    lines = out.getvalue().splitlines(keepends=True)
+    printed = "".join(line for line in lines if line.split(",")[0] not in ("tukey", "correlation"))
+    assert any(line.startswith("tukey,") for line in lines)
+    assert page.count("\npair,") == 6 and page == printed

@@ -22,7 +22,7 @@ from engine.names import parse_measures
 from jobs.models import Job
 from judging.models import Assignment
 from judging.services import assignment_next_item, assignments_create, judgment_record
-from metrics import live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
+from metrics.live import jobs as live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
 from metrics.sources import JudgmentSource, source_judgments
 from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
@@ -111,7 +111,7 @@ ACCESS_TESTED = sorted({(e.name, e.method) for e in ENDPOINTS})
 
 
 def test_the_access_table_names_every_route_of_the_live_pages() -> None:
-    from metrics import live_urls
+    from metrics.live import urls as live_urls
 
     names = {p.name for p in live_urls.page_patterns} | {
         f"metrics_api:{p.name}" for p in live_urls.api_patterns
@@ -168,6 +168,39 @@ def test_organizer_gets_through(e: Endpoint, live: dict[str, Any], organizer: An
     assert response.status_code == e.organizer, response.content[:300]
     if e.method == "post":
         assert Job.objects.get().status == Job.Status.DONE
+
+
+@pytest.mark.parametrize("e", [e for e in ENDPOINTS if e.method == "get"], ids=ids)
+def test_an_organizers_get_writes_nothing(e: Endpoint, live: dict[str, Any], organizer: Any) -> None:
+    assert call(login(organizer), e, live["campaign"]).status_code == 200
+    assert not Job.objects.exists()
+
+
+@pytest.mark.parametrize("name", ["live_leaderboard", "reuse_report"])
+def test_the_page_and_the_api_start_the_same_job(name: str, live: dict[str, Any], organizer: Any) -> None:
+    campaign = live["campaign"]
+    other = depth_pool(campaign, name="newer")  # committed later but unassigned: not the default
+    client = login(organizer)
+    client.post(reverse(name, args=[campaign.slug]), {"rule": "majority"})
+    client.post(
+        reverse(f"metrics_api:{name}", args=[campaign.slug]),
+        {"rule": "majority"},
+        content_type="application/json",
+    )
+    page, api_job = Job.objects.order_by("created_at")
+    assert (page.kind, page.title, page.params) == (api_job.kind, api_job.title, api_job.params)
+    assert page.params["pool"] == live["pool"].pk != other.pk
+    for client_post in (
+        lambda: client.post(reverse(name, args=[campaign.slug]), {"pool": 999999}),
+        lambda: client.post(
+            reverse(f"metrics_api:{name}", args=[campaign.slug]),
+            {"pool": 999999},
+            content_type="application/json",
+        ),
+    ):
+        response = client_post()
+        assert response.status_code == 400 and "no committed pool 999999" in response.content.decode()
+    assert Job.objects.count() == 2
 
 
 # ------------------------------------------------------------------------------ the numbers
@@ -366,7 +399,7 @@ def test_judgments_made_through_another_pool_do_not_pass_for_this_pools_random_s
     """Stage 1 judges a depth-3 pool in docno order; stage 2 assigns a depth-20 pool in random
     order and judges nothing yet. Stage 1's judgments are not stage 2's random sample."""
     from judging.services import assignments_create, judgment_record
-    from metrics.live_selectors import live_report
+    from metrics.live.selectors import live_report
     from pooling.services import pool_build, pool_commit
     from pooling.spec import PoolSpec
 

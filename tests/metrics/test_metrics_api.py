@@ -99,7 +99,7 @@ def test_bad_sources_are_400_with_the_reasons(loaded: Campaign, organizer: Any) 
 def test_significance_through_the_api(loaded: Campaign, organizer: Any, settings: Any) -> None:
     evaluation = evaluate_reference(loaded, organizer)
     client = login(organizer)
-    settings.WORKBENCH_JOBS = "external"
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}  # queued for a worker
     queued = api(
         client, "significance", loaded.slug, evaluation.pk, data={"measure": "map", "test": "wilcoxon"}
     )
@@ -108,7 +108,7 @@ def test_significance_through_the_api(loaded: Campaign, organizer: Any, settings
         client, "significance", loaded.slug, evaluation.pk, data={"measure": "map", "test": "wilcoxon"}
     )
     assert again.status_code == 202 and again.json()["job"] == queued.json()["job"]
-    settings.WORKBENCH_JOBS = "sync"
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
     done = api(client, "significance", loaded.slug, evaluation.pk, data={"measure": "P_10", "test": "t"})
     assert done.status_code == 200
     body = done.json()

@@ -17,7 +17,7 @@ from campaigns.services import runs_import, topics_import
 from engine.evaluate import Judgments
 from jobs.models import Job
 from judging.services import assignments_create
-from metrics import live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
+from metrics.live import jobs as live_jobs  # noqa: F401  (registers the job kinds, as MetricsConfig.ready does)
 from metrics.sources import JudgmentSource, source_judgments
 from pooling.diagnostics import DEFAULT_MEASURES, Reusability, leave_out_reusability
 from pooling.models import Pool

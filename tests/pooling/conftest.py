@@ -1,5 +1,5 @@
-"""The demo collection helpers live in tests/conftest.py; re-exported for the pooling tests' imports."""
+"""The campaign tests' helpers and clients, shared with the pool tests."""
 
-from tests.conftest import demo_dir, demo_run_paths, demo_runs
+from tests.campaigns.conftest import api, demo_dir, demo_run_paths, demo_runs, web
 
-__all__ = ["demo_dir", "demo_run_paths", "demo_runs"]
+__all__ = ["api", "demo_dir", "demo_run_paths", "demo_runs", "web"]

@@ -15,7 +15,7 @@
     form: $("judge-form"), posInput: $("judge-position"), comment: $("comment"), highlight: $("highlight"),
     save: $("save-state"), help: $("help"), position: $("position"), count: $("count"),
     judged: $("progress-judged"), total: $("progress-total"), bar: $("progress-bar"),
-    prev: $("prev-link"), next: $("next-link"), queueNote: $("queue-note"),
+    prev: $("prev-link"), next: $("next-link"), queueNote: $("queue-note"), nextForm: $("next-form"),
   };
   const buttons = Array.from(el.form.querySelectorAll("button.grade"));
   const gradeKeys = new Map(S.scale.map((g) => [g.key, g.value]));
@@ -153,27 +153,49 @@
     pump();
   }
 
+  // a queue's answer (to a save, or to asking it): its next document, or that it is done;
+  // true when the page moved on to show it
+  function advance(body) {
+    S.done = body.done;
+    const atEnd = cur >= items.length;
+    if (body.next) {
+      let index = items.findIndex((i) => i.position === body.next.position);
+      if (index < 0) {
+        items.push({ position: body.next.position, docno: body.next.docno, grade: null, cant_judge: false, comment: "", judged: false });
+        index = items.length - 1;
+      }
+      if (atEnd) { go(index); return true; }
+    } else if (atEnd) {
+      show();
+      return true;
+    }
+    return false;
+  }
+
   function saved(s, body) {
     const it = byDocno(s.docno);
     if (it && !pending.some((p) => p.docno === s.docno)) it.unsaved = false;
     if (body.progress) S.progress = body.progress;
-    if (S.queue) {
-      S.done = body.done;
-      const atEnd = cur >= items.length;
-      if (body.next) {
-        let index = items.findIndex((i) => i.position === body.next.position);
-        if (index < 0) {
-          items.push({ position: body.next.position, docno: body.next.docno, grade: null, cant_judge: false, comment: "", judged: false });
-          index = items.length - 1;
-        }
-        if (atEnd) { go(index); return; }
-      } else if (atEnd) {
-        show();
-        return;
-      }
-    }
+    if (S.queue && advance(body)) return;
     paintScale();
     paintProgress();
+  }
+
+  // a queue assignment with nothing to judge whose queue was never asked (dealt before saves asked
+  // it): ask now, with a POST (opening the page only reads)
+  function deal() {
+    request(S.urls.next, {
+      method: "POST",
+      headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
+    })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((body) => {
+        if (!body) return;
+        if (el.nextForm) el.nextForm.hidden = true;
+        if (body.progress) S.progress = body.progress;
+        if (!advance(body)) paintProgress();
+      })
+      .catch(() => {});
   }
 
   function refused(s, reason) {
@@ -472,4 +494,5 @@
   show();
   el.panel.focus({ preventScroll: true });
   pump();
+  if (S.queue && !S.done && !items.some((i) => !i.judged) && !pending.length) deal();
 })();

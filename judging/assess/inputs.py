@@ -1,0 +1,27 @@
+"""Validated input of the assessor's page and API: a judgment, as the form or the JSON gives it."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from campaigns.validation import DOCNO_MAX_LENGTH
+
+COMMENT_MAX = 10_000
+
+
+class JudgmentInput(serializers.Serializer):
+    """``judgment_save``'s arguments: the document (its position, its docno or both), then a grade or
+    "can't judge", an optional comment and the active (not idle) milliseconds spent on it.
+
+    Only the types are checked here; what a judgment may be is the service's to say, so the page,
+    the API and any command refuse the same input with the same sentence.
+    """
+
+    position = serializers.IntegerField(required=False, min_value=1)
+    docno = serializers.CharField(required=False, max_length=DOCNO_MAX_LENGTH, trim_whitespace=False)
+    grade = serializers.IntegerField(required=False, allow_null=True)
+    cant_judge = serializers.BooleanField(required=False, default=False)
+    comment = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=COMMENT_MAX, trim_whitespace=False
+    )
+    active_ms = serializers.IntegerField(required=False, min_value=0, default=0)

@@ -1,0 +1,314 @@
+"""Reads of the assessor's page and API: my assignments, one assignment's state, the document to read.
+
+Nothing here names a run, a rank or a score, nor another assessor's labels: an assessor judges a
+document for its own sake, and what the systems or colleagues thought would bias the judgment.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from campaigns import access
+from campaigns.access import AnyUser, Role
+from campaigns.models import Document
+from judging.errors import JudgingRefused
+from judging.models import Assignment, AssignmentItem, Grade, Judgment
+from judging.selectors import campaign_grades, grades_json
+from pooling.models import Pool
+
+# Short English stopword list: the title's function words would mark half of every document.
+_STOPWORD_TEXT = """
+    a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers him his how i if in into is it its itself just me more most my no nor not
+    now of off on once only or other our ours out over own same she should so some such than that the
+    their theirs them then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SUFFIXES = ("ings", "ing", "ies", "es", "ed", "s")
+
+
+def _stem(word: str) -> str:
+    """A light suffix strip so 'pooling' also marks 'pool' and 'pools' (the client matches prefixes)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def topic_terms(title: str) -> list[str]:
+    """The title's words worth highlighting, lowercased and stemmed, stopwords and 1-letter words left out."""
+    out: list[str] = []
+    for word in _WORD.findall(title.lower()):
+        if len(word) < 2 or word in STOPWORDS:
+            continue
+        stem = _stem(word)
+        if stem not in out:
+            out.append(stem)
+    return out
+
+
+# ---------------------------------------------------------------------------------- assignments
+
+
+@dataclass(frozen=True)
+class AssignmentRow:
+    """One line of the assessor's home page: an assignment, judged over total."""
+
+    assignment: Assignment
+    judged: int
+    total: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.judged / self.total) if self.total else 100
+
+
+def _queue_total(assignment: Assignment, items: int, sizes: dict[str, Any] | None) -> int:
+    """A queue assignment grows as it goes: its end is the budget or the topic's candidates."""
+    candidates = int(((sizes or {}).get(assignment.topic.number) or {}).get("judge", items))
+    total = candidates if assignment.budget is None else min(assignment.budget, candidates)
+    return max(total, items)
+
+
+def assessor_assignments(*, user: AnyUser) -> list[AssignmentRow]:
+    """The user's own assignments in campaigns where they are an assessor, with judged / total."""
+    if not user.is_authenticated:
+        return []
+    items = (
+        AssignmentItem.objects.filter(assignment_id=OuterRef("pk"))
+        .order_by()
+        .values("assignment_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    judged = (
+        Judgment.objects.filter(
+            assessor_id=OuterRef("assessor_id"),
+            topic_id=OuterRef("topic_id"),
+            docno__in=AssignmentItem.objects.filter(assignment_id=OuterRef(OuterRef("pk"))).values("docno"),
+        )
+        .order_by()
+        .values("topic_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    zero = Value(0, output_field=IntegerField())
+    rows = (
+        Assignment.objects.filter(assessor_id=user.pk)
+        .select_related("campaign", "topic", "pool")
+        .defer("pool__queue_state", "pool__spec", "pool__runs")
+        .annotate(
+            n_items=Coalesce(Subquery(items, output_field=IntegerField()), zero),
+            n_judged=Coalesce(Subquery(judged, output_field=IntegerField()), zero),
+        )
+    )
+    out = []
+    for a in rows:
+        if not access.has_role(user, a.campaign, Role.ASSESSOR):
+            continue
+        n_items, n_judged = a.n_items, a.n_judged
+        total = _queue_total(a, n_items, a.pool.sizes) if a.order == Assignment.Order.QUEUE else n_items
+        out.append(AssignmentRow(a, n_judged, total))
+    out.sort(key=lambda r: (r.assignment.campaign.slug, r.assignment.topic.number.encode(), r.assignment.pk))
+    return out
+
+
+def assessor_assignment(*, user: AnyUser, pk: int) -> Assignment:
+    """The user's own assignment ``pk``; NotVisible (404) for anyone else's, even an organizer's view.
+
+    Judging is personal: an organizer follows progress on the organizer pages, not in here.
+    AccessDenied (403) when it is theirs but they no longer hold the assessor role.
+    """
+    assignment = (
+        Assignment.objects.select_related("campaign", "topic").filter(pk=pk, assessor_id=user.pk).first()
+        if user.is_authenticated
+        else None
+    )
+    if assignment is None:
+        raise access.NotVisible(f"no assignment {pk}")
+    held = access.roles(user, assignment.campaign)
+    if not held:
+        raise access.NotVisible(f"no assignment {pk}")
+    if Role.ASSESSOR not in held:
+        raise access.AccessDenied("judging needs the assessor role in this campaign")
+    return assignment
+
+
+# ---------------------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True)
+class AssessorProgress:
+    """How far the assessor is in one assignment (the organizer's view is ``AssignmentProgress``)."""
+
+    judged: int
+    total: int  # the items, or for a queue assignment the documents it may grow to
+    items: int
+    queue: bool = False
+
+    @property
+    def done(self) -> bool:
+        """No document left to judge: every item judged and, for a queue, as many as it may grow to
+        (its budget, or its candidates). Counted, never asked: asking a queue writes. A queue that
+        stops sooner says so when asked (a save, or :func:`judging.services.assignment_deal`)."""
+        return self.judged >= self.items and self.judged >= self.total
+
+    def as_dict(self) -> dict[str, int]:
+        return {"judged": self.judged, "total": self.total}
+
+
+def _judged_items(assignment: Assignment) -> Any:
+    return Judgment.objects.filter(
+        assessor_id=assignment.assessor_id,
+        topic_id=assignment.topic_id,
+        docno__in=AssignmentItem.objects.filter(assignment=assignment).values("docno"),
+    )
+
+
+def assignment_progress(*, assignment: Assignment) -> AssessorProgress:
+    """Judged items of the assignment over its size (one query; a queue's size is its end)."""
+    mine = Judgment.objects.filter(
+        assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=OuterRef("docno")
+    )
+    counts = AssignmentItem.objects.filter(assignment=assignment).aggregate(
+        items=Count("pk"), judged=Count("pk", filter=Q(Exists(mine)))
+    )
+    items, judged = counts["items"], counts["judged"]
+    if assignment.order != Assignment.Order.QUEUE:
+        return AssessorProgress(judged, items, items)
+    sizes = Pool.objects.filter(pk=assignment.pool_id).values_list("sizes", flat=True).first()
+    return AssessorProgress(judged, _queue_total(assignment, items, sizes), items, queue=True)
+
+
+def item_json(item: AssignmentItem, judgment: Judgment | None) -> dict[str, Any]:
+    """One item as the client sees it: where it is, what it is, my own judgment of it."""
+    return {
+        "position": item.position,
+        "docno": item.docno,
+        "grade": judgment.grade if judgment else None,
+        "cant_judge": judgment.cant_judge if judgment else False,
+        "comment": judgment.comment if judgment else "",
+        "judged": judgment is not None,
+    }
+
+
+def assignment_items(*, assignment: Assignment) -> list[dict[str, Any]]:
+    """Every item in order, each with the assessor's own judgment (never a colleague's)."""
+    items = list(AssignmentItem.objects.filter(assignment=assignment).order_by("position"))
+    mine = {j.docno: j for j in _judged_items(assignment)}
+    return [item_json(i, mine.get(i.docno)) for i in items]
+
+
+def assignment_state(*, assignment: Assignment, grades: list[Grade]) -> dict[str, Any]:
+    """What the judging page and the API hand the client: the topic, the scale, the items, progress."""
+    topic = assignment.topic
+    items = assignment_items(assignment=assignment)
+    progress = assignment_progress(assignment=assignment)
+    return {
+        "assignment": assignment.pk,
+        "campaign": {"slug": assignment.campaign.slug, "name": assignment.campaign.name},
+        "queue": assignment.order == Assignment.Order.QUEUE,
+        "done": progress.done,
+        "topic": {
+            "number": topic.number,
+            "title": topic.title,
+            "description": topic.description,
+            "narrative": topic.narrative,
+        },
+        "terms": topic_terms(topic.title),
+        "scale": grades_json(grades),
+        "items": items,
+        "progress": progress.as_dict(),
+    }
+
+
+# ------------------------------------------------------------------------------------- document
+
+
+def assignment_item(*, assignment: Assignment, position: int) -> AssignmentItem:
+    """The item at ``position``; NotVisible (404) when there is none."""
+    item = AssignmentItem.objects.filter(assignment=assignment, position=position).first()
+    if item is None:
+        raise access.NotVisible(f"no document at position {position} of this assignment")
+    return item
+
+
+def judgment_target(
+    *, assignment: Assignment, position: int | None = None, docno: str | None = None
+) -> AssignmentItem:
+    """The item a judgment is about, by position, docno or both; refused (never a 'not found' that
+    tells more) when it is not in the assignment."""
+    if position is None and not docno:
+        raise JudgingRefused("say which document: its position or its docno")
+    items = AssignmentItem.objects.filter(assignment=assignment)
+    if position is not None:
+        items = items.filter(position=position)
+    if docno:
+        items = items.filter(docno=docno)
+    item = items.first()
+    if item is None:
+        raise JudgingRefused("this document is not in the assignment")
+    return item
+
+
+def item_document(*, assignment: Assignment, item: AssignmentItem) -> dict[str, Any]:
+    """The document of an item as plain text (escaping is the renderer's job), with my judgment."""
+    document = (
+        Document.objects.filter(campaign_id=assignment.campaign_id, docno=item.docno)
+        .only("title", "text")
+        .first()
+    )
+    judgment = Judgment.objects.filter(
+        assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno
+    ).first()
+    return item_json(item, judgment) | {
+        "title": document.title if document else "",
+        "text": document.text if document else "",
+        "stored": document is not None,
+    }
+
+
+# ------------------------------------------------------------------------------------- the page
+
+
+def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[str, Any]:
+    """What the judging page renders: the state its script starts from (with ``index``, the item
+    shown), the document shown (``wanted``, else the first still to judge, else the end) and its
+    neighbours. Reads only: a queue's next document was dealt by the last save."""
+    grades = campaign_grades(campaign=assignment.campaign)
+    state = assignment_state(assignment=assignment, grades=grades)
+    items = state["items"]
+    positions = [i["position"] for i in items]
+    if wanted in positions:
+        index = positions.index(wanted)
+    else:  # the first document still to judge, or the end when all are judged
+        index = next((n for n, i in enumerate(items) if not i["judged"]), len(items))
+    current = None
+    if index < len(items):
+        item = assignment_item(assignment=assignment, position=items[index]["position"])
+        current = item_document(assignment=assignment, item=item)
+    state["index"] = index
+    judged, total = state["progress"]["judged"], state["progress"]["total"]
+    return {
+        "assignment": assignment,
+        "campaign": assignment.campaign,
+        "topic": assignment.topic,
+        "scale": grades,
+        "state": state,
+        "current": current,
+        "position": index + 1,
+        "count": len(items),
+        "previous": items[index - 1]["position"] if index > 0 else None,
+        "following": items[index + 1]["position"] if index + 1 < len(items) else None,
+        "judged": judged,
+        "total": total,
+        "percent": round(100 * judged / total) if total else 100,
+        "done": state["done"],
+    }

@@ -1,0 +1,374 @@
+"""Reads behind adjudication, consensus, the agreement report and the exports: stored judgments as core types.
+
+Assessors appear by username. Nothing here writes; the agreement math is :mod:`judging.agreement`'s
+and the consensus rules :mod:`judging.consensus`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db.models import QuerySet
+
+from campaigns.access import Role, has_role
+from campaigns.models import Campaign, Document, Topic
+from campaigns.selectors import campaign_rankings, campaign_runs
+from engine.measures.base import EvalOptions
+from jobs.models import Job
+from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
+from judging.consensus import Disagreement, Item, disagreements, final_labels
+from judging.errors import JudgingRefused
+from judging.models import Adjudication, Grade, Judgment
+from pooling.models import Pool
+from pooling.selectors import campaign_pools
+from trec.progress import ProgressCallback, quiet_progress
+
+READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
+
+QUEUE_VIEWS = ("open", "decided", "all")
+AGREEMENT_JOB = "agreement_report"
+
+
+# ------------------------------------------------------------------------------------- votes
+
+
+def campaign_votes(*, campaign: Campaign) -> dict[Item, dict[str, int | None]]:
+    """Every current judgment: (topic, docno) -> {assessor username: grade, None for can't judge}."""
+    rows = Judgment.objects.filter(campaign=campaign).values_list(
+        "topic__number", "docno", "assessor__username", "grade", "cant_judge"
+    )
+    out: dict[Item, dict[str, int | None]] = {}
+    for topic, docno, username, grade, cant_judge in rows:
+        out.setdefault((topic, docno), {})[username] = None if cant_judge else grade
+    return out
+
+
+def campaign_decisions(*, campaign: Campaign) -> dict[Item, Adjudication]:
+    """Every decision, by (topic, docno)."""
+    rows = Adjudication.objects.filter(campaign=campaign).select_related("topic", "adjudicator")
+    return {(a.topic.number, a.docno): a for a in rows}
+
+
+def label_scale(*, campaign: Campaign) -> tuple[int, ...]:
+    """The labels agreement is counted over: the campaign's grade values, with any grade in use
+    (the scale keeps those, but be safe)."""
+    values = set(Grade.objects.filter(campaign=campaign).values_list("value", flat=True))
+    used = Judgment.objects.filter(campaign=campaign, grade__isnull=False).values_list("grade", flat=True)
+    values |= {g for g in used if g is not None}
+    values |= set(Adjudication.objects.filter(campaign=campaign).values_list("grade", flat=True))
+    return tuple(sorted(values))
+
+
+def consensus_labels(*, campaign: Campaign, rule: str) -> dict[Item, int | None]:
+    """Final labels under ``rule`` (see :mod:`judging.consensus`); None where nobody could grade."""
+    decided = {item: a.grade for item, a in campaign_decisions(campaign=campaign).items()}
+    try:
+        return final_labels(campaign_votes(campaign=campaign), rule, decided)
+    except ValueError as exc:
+        raise JudgingRefused(str(exc)) from exc
+
+
+# ------------------------------------------------------------------------------ adjudication
+
+
+@dataclass(frozen=True)
+class AdjudicationRow:
+    """One disagreement of the adjudication queue, with its decision if any."""
+
+    topic: str
+    docno: str
+    distance: int
+    votes: list[tuple[str, int | None]]  # (username, grade or None = can't judge), by username
+    decision: Adjudication | None
+    title: str = ""  # the document's stored title and text ("" when not stored or not asked for)
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class AdjudicationQueue:
+    """The adjudication queue: the rows shown, and how many disagreements are open or decided."""
+
+    rows: list[AdjudicationRow]
+    open: int  # disagreements without a decision
+    decided: int
+
+
+def adjudication_queue(
+    *, campaign: Campaign, show: str = "open", topic: str | None = None
+) -> AdjudicationQueue:
+    """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
+
+    ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic.
+    """
+    if show not in QUEUE_VIEWS:
+        raise JudgingRefused(f"unknown queue view '{show}' (one of {', '.join(QUEUE_VIEWS)})")
+    found: list[Disagreement] = disagreements(campaign_votes(campaign=campaign))
+    decisions = campaign_decisions(campaign=campaign)
+    decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
+    shown = [
+        d
+        for d in found
+        if (topic is None or d.topic == topic)
+        and (show == "all" or (show == "decided") == ((d.topic, d.docno) in decisions))
+    ]
+    rows = [
+        AdjudicationRow(
+            topic=d.topic,
+            docno=d.docno,
+            distance=d.distance,
+            votes=sorted(d.votes.items()),
+            decision=decisions.get((d.topic, d.docno)),
+        )
+        for d in shown
+    ]
+    return AdjudicationQueue(rows=rows, open=len(found) - decided, decided=decided)
+
+
+def with_documents(*, campaign: Campaign, rows: Sequence[AdjudicationRow]) -> list[AdjudicationRow]:
+    """The rows with their documents' stored title and text (for one page of the queue)."""
+    docnos = sorted({r.docno for r in rows})
+    stored: dict[str, tuple[str, str]] = {}
+    for a in range(0, len(docnos), 500):  # a bounded IN list: SQLite caps a statement's parameters
+        chunk = Document.objects.filter(campaign=campaign, docno__in=docnos[a : a + 500])
+        stored.update((d, (title, text)) for d, title, text in chunk.values_list("docno", "title", "text"))
+    return [
+        replace(r, title=stored.get(r.docno, ("", ""))[0], text=stored.get(r.docno, ("", ""))[1])
+        for r in rows
+    ]
+
+
+def topic_titles(*, campaign: Campaign) -> dict[str, str]:
+    """Topic number -> title."""
+    return dict(Topic.objects.filter(campaign=campaign).values_list("number", "title"))
+
+
+def topic_numbers_judged(*, campaign: Campaign) -> list[str]:
+    """The topics with at least one judgment, in byte order of their numbers."""
+    numbers = set(Judgment.objects.filter(campaign=campaign).values_list("topic__number", flat=True))
+    return sorted(numbers, key=lambda t: t.encode())
+
+
+# --------------------------------------------------------------------------------- judgments
+
+
+def campaign_judgments(*, campaign: Campaign, assessor: str | None = None) -> QuerySet[Judgment]:
+    """Current judgments with their assessor and topic, in (topic, docno, assessor) order."""
+    rows = Judgment.objects.filter(campaign=campaign).select_related("assessor", "topic")
+    if assessor is not None:
+        rows = rows.filter(assessor__username=assessor)
+    return rows.order_by("topic__number", "docno", "assessor__username")
+
+
+def campaign_pool(*, campaign: Campaign, name: str | None) -> Pool:
+    """The pool named ``name``, or the campaign's only pool when no name is given."""
+    pools = list(campaign_pools(campaign=campaign))
+    if name:
+        for pool in pools:
+            if pool.name == name:
+                return pool
+        raise JudgingRefused(f"campaign '{campaign.slug}' has no pool named '{name}'")
+    if len(pools) == 1:
+        return pools[0]
+    if not pools:
+        raise JudgingRefused(f"campaign '{campaign.slug}' has no pool")
+    names = ", ".join(sorted(p.name for p in pools))
+    raise JudgingRefused(f"campaign '{campaign.slug}' has several pools ({names}): choose one")
+
+
+# --------------------------------------------------------------------------------- agreement
+
+
+def agreement_jobs(*, campaign: Campaign, user: Any, limit: int = 10) -> QuerySet[Job]:
+    """Earlier agreement reports the user may open: all of the campaign's for an organizer, else
+    the user's own (the job page shows a job to its creator and the organizers)."""
+    jobs = Job.objects.filter(campaign=campaign, kind=AGREEMENT_JOB)
+    if not has_role(user, campaign, Role.ORGANIZER):
+        jobs = jobs.filter(created_by=user)
+    return jobs.order_by("-created_at")[:limit]
+
+
+@dataclass(frozen=True)
+class AgreementParams:
+    """The agreement report's parameters, as a job stores them."""
+
+    threshold: int = 1
+    bootstrap: int = 0
+    seed: int = 0
+    confidence: float = 0.95
+    runs: bool = False
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "threshold": self.threshold,
+            "bootstrap": self.bootstrap,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "runs": self.runs,
+            "measures": list(self.measures),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AgreementParams:
+        return cls(
+            threshold=int(data.get("threshold", 1)),
+            bootstrap=int(data.get("bootstrap", 0)),
+            seed=int(data.get("seed", 0)),
+            confidence=float(data.get("confidence", 0.95)),
+            runs=bool(data.get("runs", False)),
+            measures=tuple(data.get("measures") or DEFAULT_MEASURES),
+        )
+
+
+def assessor_labels(*, campaign: Campaign) -> dict[str, list[tuple[str, str, int]]]:
+    """Each assessor's graded judgments as (topic, docno, grade); "can't judge" is no label."""
+    rows = (
+        Judgment.objects.filter(campaign=campaign, cant_judge=False)
+        .order_by("assessor__username", "topic__number", "docno")
+        .values_list("assessor__username", "topic__number", "docno", "grade")
+    )
+    out: dict[str, list[tuple[str, str, int]]] = {}
+    for username, topic, docno, grade in rows:
+        if grade is not None:  # the database pairs cant_judge=False with a grade; be explicit
+            out.setdefault(username, []).append((topic, docno, grade))
+    # pairs follow this order: code-point order of the names, whatever the database's collation
+    return {name: out[name] for name in sorted(out)}
+
+
+def campaign_agreement(
+    *, campaign: Campaign, params: AgreementParams, progress: ProgressCallback | None = None
+) -> AgreementReport:
+    """The agreement report of the campaign's stored judgments (:func:`judging.agreement.agreement_report`).
+
+    Labels are the graded judgments, per assessor; the label scale is the campaign's, so every
+    pair's tables (and the weighted κs' category positions) span the whole scale. With
+    ``params.runs``, the campaign's stored runs are ranked under each assessor's judgments.
+    """
+    progress = progress or quiet_progress
+    progress("reading judgments", 0, 1)
+    labels = assessor_labels(campaign=campaign)
+    progress("reading judgments", 1, 1)
+    if len(labels) < 2:
+        raise JudgingRefused("agreement needs graded judgments from at least two assessors")
+    runs = None
+    if params.runs:
+        stored = list(campaign_runs(campaign=campaign))
+        runs = campaign_rankings(runs=stored, progress=progress) if stored else None
+    progress("computing agreement", 0, 1)
+    try:
+        report = agreement_report(
+            labels,
+            threshold=params.threshold,
+            scale=label_scale(campaign=campaign),
+            bootstrap=params.bootstrap,
+            seed=params.seed,
+            confidence=params.confidence,
+            runs=runs,
+            measures=params.measures,
+            options=EvalOptions(level=params.threshold),
+        )
+    except ValueError as exc:  # an unknown measure, a grade off the scale...
+        raise JudgingRefused(str(exc)) from exc
+    progress("computing agreement", 1, 1)
+    return report
+
+
+# -------------------------------------------------------------------- the report as page data
+
+READING_NAMES = {
+    "concatenated": "one table summed over the topics, then the statistic",
+    "de_vries": "De Vries et al. 2008: (mean P_o − mean P_e)/(1 − mean P_e), means over the topics",
+    "mean_per_topic": "the mean of the per-topic values, over the topics where it is defined",
+}
+STAT_NAMES = {
+    "p_o": "P_o (percent agreement)",
+    "cohen": "Cohen κ (unweighted)",
+    "linear": "weighted κ, linear",
+    "quadratic": "weighted κ, quadratic",
+    "pooled": "pooled κ (IIR §8.5; Scott π)",
+    "ac1": "Gwet AC1",
+    "alpha_nominal": "Krippendorff α, nominal",
+    "alpha_ordinal": "Krippendorff α, ordinal",
+    "overlap": "Voorhees overlap (concatenated = micro, mean per topic = macro)",
+    "fleiss": "Fleiss κ",
+}
+_OVERALL = ("cohen", "linear", "quadratic", "pooled", "ac1")
+
+
+def _ci(p: dict[str, Any], reading: str) -> list[float | None] | None:
+    return p["ci"].get(reading)
+
+
+def _pooled_rows(pooled: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "stat": stat,
+            "name": STAT_NAMES.get(stat, stat),
+            "concatenated": p["concatenated"],
+            "de_vries": p["de_vries"],
+            "mean_per_topic": p["mean_per_topic"],
+            "topics": p["topics"],
+            "ci_concatenated": _ci(p, "concatenated"),
+            "ci_de_vries": _ci(p, "de_vries"),
+            "ci_mean_per_topic": _ci(p, "mean_per_topic"),
+        }
+        for stat, p in pooled.items()
+    ]
+
+
+def _overall_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = [{"name": STAT_NAMES["p_o"], "value": table["p_o"]}]
+    for key in _OVERALL:
+        k = table[key]
+        ci = [k["ci_low"], k["ci_high"]]
+        rows.append({"name": STAT_NAMES[key], "value": k["value"], "se": k["se"], "ci": ci})
+    rows.append({"name": STAT_NAMES["alpha_nominal"], "value": table["alpha_nominal"]})
+    rows.append({"name": STAT_NAMES["alpha_ordinal"], "value": table["alpha_ordinal"]})
+    ov = table["overlap"]
+    rows.append(
+        {"name": f"Voorhees overlap ({ov['intersection']}/{ov['union']}, micro)", "value": ov["value"]}
+    )
+    for row in rows:
+        if "ci" in row and any(x is None or not math.isfinite(x) for x in row["ci"]):
+            row["ci"] = None
+    return rows
+
+
+def agreement_result(
+    report: AgreementReport, params: AgreementParams, *, display: bool = True
+) -> dict[str, Any]:
+    """The report as JSON (:func:`judging.agreement.report_as_dict`, per topic) with its parameters;
+    ``display`` adds the rows the report page renders (named statistics, matrices, mean scores)."""
+    data = report_as_dict(report, per_topic=True)
+    data["parameters"] = params.as_dict()
+    data["readings"] = READING_NAMES
+    if not display:
+        return data
+    for pair in data["pairs"]:
+        overall = pair["overall"]
+        pair["matrix_rows"] = [
+            {"label": label, "counts": counts}
+            for label, counts in zip(overall["labels"], overall["matrix"], strict=True)
+        ]
+        pair["overall_rows"] = _overall_rows(overall)
+        pair["pooled_rows"] = _pooled_rows(pair["pooled"])
+        pair["topic_rows"] = [{"topic": t, **s} for t, s in pair["per_topic"].items()]
+    group = data["group"]
+    if group is not None:
+        group["pooled_rows"] = _pooled_rows(group["pooled"])
+        group["topic_rows"] = [{"topic": t, **s} for t, s in group["per_topic"].items()]
+    systems = data["systems"]
+    if systems is not None:
+        systems["mean_rows"] = [
+            {
+                "measure": m,
+                "run": r,
+                "values": [systems["means"][a].get(m, {}).get(r) for a in data["assessors"]],
+            }
+            for m in systems["measures"]
+            for r in systems["runs"]
+        ]
+    return data

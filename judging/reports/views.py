@@ -1,0 +1,167 @@
+"""Pages of adjudication, the agreement report and the exports (inputs and services shared with the API).
+
+Adjudicators and organizers read disagreements and agreement; assessors are refused (403), so
+they never see another assessor's labels; people with no role in the campaign get 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from campaigns import access
+from campaigns.errors import CampaignDataError
+from campaigns.inputs import form_problems, validated
+from campaigns.models import Campaign
+from campaigns.selectors import campaign_runs
+from campaigns.views import campaign_page, page_campaign
+from judging.agreement import DEFAULT_MEASURES
+from judging.consensus import RULES
+from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
+from judging.reports.downloads import export_download
+from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
+from judging.reports.selectors import (
+    READERS,
+    adjudication_queue,
+    agreement_jobs,
+    topic_numbers_judged,
+    topic_titles,
+    with_documents,
+)
+from judging.selectors import campaign_assessors, campaign_grades
+from judging.services import adjudication_decide, agreement_report_start
+from pooling.selectors import campaign_pools
+
+PAGE_SIZE = 50
+
+reader_page = campaign_page(*READERS)
+
+
+# ------------------------------------------------------------------------------- adjudication
+
+
+@reader_page
+@require_GET
+def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    form = AdjudicationQueueInput(data=request.GET)
+    data: dict[str, Any] = (
+        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "page": 1}
+    )
+    queue = adjudication_queue(campaign=campaign, show=data["show"], topic=data["topic"] or None)
+    page = Paginator(queue.rows, PAGE_SIZE).get_page(data["page"])
+    grades = campaign_grades(campaign=campaign)
+    return render(
+        request,
+        "judging/adjudicate.html",
+        {
+            "campaign": campaign,
+            "queue": queue,
+            "page": page,
+            "rows": with_documents(campaign=campaign, rows=list(page.object_list)),
+            "grades": grades,
+            "labels": {g.value: g.label for g in grades},
+            "show": data["show"],
+            "topic": data["topic"],
+            "topics": topic_numbers_judged(campaign=campaign),
+            "topic_titles": topic_titles(campaign=campaign),
+            "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),
+        },
+    )
+
+
+def _back(request: HttpRequest, campaign: Campaign) -> str:
+    """Where to go after a decision: the queue page the form was on, never somewhere else."""
+    back = reverse("judging:adjudication", args=[campaign.slug])
+    target = request.POST.get("next", "")
+    if target.startswith(back) and url_has_allowed_host_and_scheme(target, allowed_hosts=None):
+        return target
+    return back
+
+
+@reader_page
+@require_POST
+def adjudication_decide_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    try:
+        data = validated(DecisionInput(data=request.POST))
+        decision = adjudication_decide(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
+    except CampaignDataError as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
+    else:
+        messages.success(request, f"topic {data['topic']}, {decision.docno}: final grade {decision.grade}")
+    return redirect(_back(request, campaign))
+
+
+# ---------------------------------------------------------------------------------- agreement
+
+
+@reader_page
+@require_http_methods(["GET", "POST"])
+def agreement(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    errors: list[str] = []
+    if request.method == "POST":
+        form = AgreementInput(data=request.POST)
+        if form.is_valid():
+            data = form.validated_data
+            job = agreement_report_start(
+                campaign=campaign,
+                user=request.user,  # type: ignore[arg-type]
+                params=data["params"],
+                decimals=data["decimals"],
+            )
+            return redirect("jobs:job", job_id=job.id)
+        errors = form_problems(form)
+    return render(
+        request,
+        "judging/report.html",
+        {
+            "campaign": campaign,
+            "errors": errors,
+            "form": request.POST if request.method == "POST" else {},
+            "assessors": campaign_assessors(campaign=campaign),
+            "run_count": campaign_runs(campaign=campaign).count(),
+            "default_measures": " ".join(DEFAULT_MEASURES),
+            "jobs": agreement_jobs(campaign=campaign, user=request.user),
+        },
+        status=400 if errors else 200,
+    )
+
+
+# ------------------------------------------------------------------------------------ exports
+
+
+@reader_page
+@require_GET
+def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    organizer = access.has_role(request.user, campaign, access.Role.ORGANIZER)
+    kinds = EXPORT_KINDS if organizer else tuple(k for k in EXPORT_KINDS if k in ADJUDICATOR_KINDS)
+    return render(
+        request,
+        "judging/report_exports.html",
+        {
+            "campaign": campaign,
+            "kinds": kinds,
+            "organizer": organizer,
+            "assessors": campaign_assessors(campaign=campaign) if organizer else [],
+            "pools": list(campaign_pools(campaign=campaign)) if organizer else [],
+            "rules": RULES,
+        },
+    )
+
+
+@login_required
+@require_GET
+def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
+    campaign = page_campaign(request, slug, *export_roles(kind))
+    try:
+        return export_download(campaign=campaign, kind=kind, data=validated(ExportInput(data=request.GET)))
+    except CampaignDataError as exc:
+        return HttpResponse("\n".join(exc.problems), status=400, content_type="text/plain")

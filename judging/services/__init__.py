@@ -1,0 +1,35 @@
+"""Writes of judging: the scale, assignments, judgments (with history), adjudication, the agreement job.
+
+Every write of the app is here, one service per operation, called alike by the pages, the API and
+the commands.
+"""
+
+from judging.errors import JudgingRefused
+from judging.services.adjudication import adjudication_decide
+from judging.services.agreement import agreement_report_start
+from judging.services.assignments import assignment_next_item, assignments_create
+from judging.services.judgments import (
+    JudgmentSaved,
+    NextDocument,
+    assignment_deal,
+    judgment_record,
+    judgment_save,
+)
+from judging.services.scale import grade_check, scale_ensure, scale_set, scale_values
+
+__all__ = [
+    "JudgingRefused",
+    "JudgmentSaved",
+    "NextDocument",
+    "adjudication_decide",
+    "agreement_report_start",
+    "assignment_deal",
+    "assignment_next_item",
+    "assignments_create",
+    "grade_check",
+    "judgment_record",
+    "judgment_save",
+    "scale_ensure",
+    "scale_set",
+    "scale_values",
+]

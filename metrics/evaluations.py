@@ -1,0 +1,211 @@
+"""Evaluations: scoring a campaign's runs against a judgment source, and reading stored evaluations.
+
+Evaluating is a read (:func:`source_evaluate` scores the stored runs against a source and returns
+the engine's :class:`RunResult` objects); storing the outcome is ``metrics.services.evaluation_run``.
+Every number shown comes from the engine (:func:`engine.evaluate.evaluate_run`) unchanged; the one
+choice made here is the judged@10 convention (see :data:`JUDGED`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from campaigns.errors import CampaignDataError, CampaignNotFound
+from campaigns.models import Campaign, Run
+from campaigns.selectors import campaign_runs, run_ranking
+from engine.evaluate import Judgments, RunResult, evaluate_run
+from engine.measures import Measure
+from engine.names import parse_measures
+from jobs.models import Job
+from jobs.selectors import jobs_alive
+from metrics.models import Evaluation, EvaluationRun
+from metrics.sources import (
+    JudgmentSource,
+    SourcedJudgments,
+    source_judgments,
+    source_key,
+    source_label,
+    source_normalized,
+)
+from trec.progress import ProgressCallback
+
+EVALUATE_JOB = "metrics_evaluate"
+# what every evaluation computes, as `manage.py evaluate -m` takes them; iprec_at_recall draws P-R curves
+BASE_SPECS = ("bpref", "infAP", "map", "ndcg_cut.10", "P.10", "judged.10", "iprec_at_recall")
+# measures that need a sampled pool's design, by the design parse_measures names
+SAMPLED_SPECS = (("prel", ("xinfAP", "xinfNDCG")), ("mq", ("statAP",)))
+# judged@10 is ir_measures' Judged@10 (documents with a qrels line in the top 10 / min(10, retrieved))
+# computed against the *labels alone*: a pooled-but-unjudged document (rel -1) counts as unjudged.
+# Against judgments with no -1 line it is exactly the engine's judged_10 on the same judgments.
+JUDGED = "judged_10"
+
+
+# ---------------------------------------------------------------------------------- evaluating
+
+
+def evaluation_measures(*, sampled: bool) -> tuple[list[Measure], list[str]]:
+    """The measure requests of an evaluation and their specs (the -m arguments)."""
+    measures = parse_measures(list(BASE_SPECS))
+    specs = list(BASE_SPECS)
+    if sampled:
+        for design, group in SAMPLED_SPECS:
+            measures += parse_measures(list(group), design=design)
+            specs += list(group)
+    return measures, specs
+
+
+def _labelled_only(judgments: Judgments) -> Judgments:
+    """The judgments without their pooled-but-unjudged lines (the same object when there are none)."""
+    unjudged = np.flatnonzero(judgments.qrels.rels < 0)
+    return judgments.without(unjudged) if len(unjudged) else judgments
+
+
+@dataclass
+class Evaluated:
+    """Runs scored against a source: the engine's results, in the runs' tag order."""
+
+    sourced: SourcedJudgments
+    measures: list[str]
+    specs: list[str]
+    integer: list[str]
+    runs: list[Run]
+    results: list[RunResult]
+    topic_count: int
+    judged_count: int
+    unjudged_count: int
+    relevant_count: int
+    seconds: float
+
+
+def source_evaluate(
+    *,
+    campaign: Campaign,
+    source: JudgmentSource,
+    runs: Sequence[Run] | None = None,
+    progress: ProgressCallback | None = None,
+) -> Evaluated:
+    """Score the campaign's runs (or ``runs``) against ``source``, one run in memory at a time."""
+    started = time.monotonic()
+    if progress is not None:
+        progress("reading judgments", 0, 1)
+    sourced = source_judgments(campaign=campaign, source=source_normalized(source))
+    judgments = sourced.judgments
+    rels = judgments.qrels.rels
+    if not len(rels) or not bool(np.any(rels >= 0)):
+        label = source_label(campaign=campaign, source=source)
+        raise CampaignDataError(f"nothing to evaluate against: {label} has no graded document yet")
+    measures, specs = evaluation_measures(sampled=sourced.sampled)
+    labelled = _labelled_only(judgments)
+    judged = [m for m in measures if m.measure_name() == JUDGED]
+    chosen = list(campaign_runs(campaign=campaign)) if runs is None else list(runs)
+    if not chosen:
+        raise CampaignDataError(f"campaign '{campaign.slug}' has no runs to evaluate")
+    results: list[RunResult] = []
+    integer: set[str] = set()
+    for i, run in enumerate(chosen):
+        if progress is not None:
+            progress(f"evaluating {run.tag}", i, len(chosen))
+        ranking = run_ranking(run=run)
+        result = evaluate_run(judgments, ranking, measures)
+        if labelled is not judgments:
+            fix = evaluate_run(labelled, ranking, judged)
+            assert fix.topics == result.topics  # without() keeps every topic, so the rows align
+            result.per_topic[JUDGED] = fix.per_topic[JUDGED]
+            result.summary[JUDGED] = fix.summary[JUDGED]
+        results.append(result)
+        integer |= result.integer
+    if progress is not None:
+        progress("evaluated", len(chosen), len(chosen))
+    names = results[0].names
+    return Evaluated(
+        sourced=sourced,
+        measures=names,
+        specs=specs,
+        integer=sorted(integer),
+        runs=chosen,
+        results=results,
+        topic_count=len(judgments.qrels.topics),
+        judged_count=int(np.count_nonzero(rels >= 0)),
+        unjudged_count=int(np.count_nonzero(rels < 0)),
+        relevant_count=int(np.count_nonzero(rels >= 1)),
+        seconds=time.monotonic() - started,
+    )
+
+
+# ------------------------------------------------------------------------- stored evaluations
+
+
+def evaluation_get(*, campaign: Campaign, pk: int) -> Evaluation:
+    evaluation = Evaluation.objects.filter(campaign=campaign, pk=pk).select_related("created_by").first()
+    if evaluation is None:
+        raise CampaignNotFound(f"campaign '{campaign.slug}' has no evaluation {pk}")
+    return evaluation
+
+
+def evaluation_latest(*, campaign: Campaign, source: JudgmentSource) -> Evaluation | None:
+    return (
+        Evaluation.objects.filter(campaign=campaign, source_key=source_key(source))
+        .select_related("created_by")
+        .order_by("-created_at", "-pk")
+        .first()
+    )
+
+
+def campaign_evaluations(*, campaign: Campaign) -> list[Evaluation]:
+    return list(
+        Evaluation.objects.filter(campaign=campaign)
+        .select_related("created_by")
+        .order_by("-created_at", "-pk")
+    )
+
+
+def evaluation_pending(*, campaign: Campaign, source: JudgmentSource) -> Job | None:
+    """The evaluation job of this source still queued or running, if any."""
+    pending = jobs_alive(
+        Job.objects.filter(kind=EVALUATE_JOB, campaign=campaign, params__source_key=source_key(source))
+    )
+    return pending.order_by("-created_at").first()
+
+
+def evaluation_failed(*, campaign: Campaign, source: JudgmentSource, after: Any = None) -> Job | None:
+    """The last evaluation job of this source, if it failed after the latest stored evaluation."""
+    job = (
+        Job.objects.filter(kind=EVALUATE_JOB, campaign=campaign, params__source_key=source_key(source))
+        .order_by("-created_at")
+        .first()
+    )
+    if job is None or job.status != Job.Status.FAILED or (after is not None and job.created_at < after):
+        return None
+    return job
+
+
+def _nan(values: Iterable[float | None]) -> np.ndarray:
+    return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+
+def stored_result(evaluation: Evaluation, row: EvaluationRun) -> RunResult:
+    """A stored run's scores as the engine's RunResult again (null back to NaN), for the writers."""
+    per_topic = {name: _nan(values) for name, values in row.per_topic.items()}
+    return RunResult(
+        run=row.tag,
+        topics=list(row.topics),
+        per_topic=per_topic,
+        summary={n: math.nan if v is None else float(v) for n, v in row.summary.items()},
+        names=list(evaluation.measures),
+        integer=set(evaluation.integer),
+        summary_only={n for n in evaluation.measures if n not in per_topic},
+        missing_topics=list(row.missing_topics),
+    )
+
+
+def evaluation_results(*, evaluation: Evaluation, tags: Sequence[str] | None = None) -> list[RunResult]:
+    rows = EvaluationRun.objects.filter(evaluation=evaluation).order_by("tag")
+    if tags is not None:
+        rows = rows.filter(tag__in=list(tags))
+    return [stored_result(evaluation, row) for row in rows]
