@@ -22,7 +22,8 @@ from judging.services.scale import grade_check
 from pooling.services import queue_record
 
 
-def _record(
+@transaction.atomic
+def judgment_record(
     *,
     assessor: User,
     assignment: Assignment,
@@ -36,7 +37,8 @@ def _record(
     """Save the assessor's judgment of ``docno`` now; a repeat with the same values changes nothing.
 
     The document must be an item of the assessor's own assignment; a caller that has already read
-    that item passes it as ``item`` and saves the lookup.
+    that item passes it as ``item`` and saves the lookup. A queue assignment's queue takes the
+    judgment too; asking it for the next document is :func:`judgment_save`'s part.
     """
     if assignment.assessor_id != assessor.pk:
         raise JudgingRefused("this assignment belongs to another assessor")
@@ -106,36 +108,6 @@ def _record(
     return judgment
 
 
-@transaction.atomic
-def judgment_record(
-    *,
-    assessor: User,
-    assignment: Assignment,
-    docno: str,
-    grade: int | None,
-    cant_judge: bool = False,
-    comment: str = "",
-    active_ms: int = 0,
-    item: AssignmentItem | None = None,
-) -> Judgment:
-    """Save the assessor's judgment of ``docno`` now; a repeat with the same values changes nothing.
-
-    The document must be an item of the assessor's own assignment; a caller that has already read
-    that item passes it as ``item`` and saves the lookup. A queue assignment's queue takes the
-    judgment too; asking it for the next document is :func:`judgment_save`'s part.
-    """
-    return _record(
-        assessor=assessor,
-        assignment=assignment,
-        docno=docno,
-        grade=grade,
-        cant_judge=cant_judge,
-        comment=comment,
-        active_ms=active_ms,
-        item=item,
-    )
-
-
 @dataclass(frozen=True)
 class NextDocument:
     """Where the assessor goes next, and how far along they are."""
@@ -178,7 +150,7 @@ def judgment_save(
     every edge alike: the database keeps either a grade or "can't judge", never both.
     """
     item = judgment_target(assignment=assignment, position=position, docno=docno)
-    judgment = _record(
+    judgment = judgment_record(
         assessor=assessor,
         assignment=assignment,
         docno=item.docno,
