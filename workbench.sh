@@ -75,7 +75,8 @@ shift || true
 case "$cmd" in
   serve)
     setup test
-    export WORKBENCH_DEBUG=${WORKBENCH_DEBUG:-1}
+    # DEBUG stays off unless asked for (WORKBENCH_DEBUG=1): its pages show the environment and every URL;
+    # WhiteNoise serves the static files without it
     "$VENV/bin/python" manage.py migrate --no-input
     "$VENV/bin/python" manage.py workbench_demo
     addr=${WORKBENCH_ADDR:-127.0.0.1:8000}

@@ -11,13 +11,13 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import serializers, status
+from rest_framework.fields import empty
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from campaigns import access
-from campaigns.errors import CampaignDataError
 from campaigns.inputs import (
     CampaignCreateInput,
     DocumentsImportInput,
@@ -42,8 +42,23 @@ class JobAcceptedOut(serializers.Serializer):
     url = serializers.CharField(help_text="poll it: GET /api/jobs/<id>/")
 
 
-class ErrorsOut(serializers.Serializer):
-    errors = serializers.ListField(child=serializers.CharField(), help_text="one line per problem")  # type: ignore[assignment]
+class CampaignOut(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    max_docs_per_topic = serializers.IntegerField()
+    roles = serializers.ListField(child=serializers.CharField(), help_text="the caller's roles in it")
+
+
+class CampaignRunOut(serializers.Serializer):
+    tag = serializers.CharField()
+    group = serializers.CharField(allow_null=True)
+    priority = serializers.IntegerField()
+    file = serializers.CharField(allow_blank=True, help_text="the uploaded file's name")
+    submitted_at = serializers.DateTimeField()
+    topics = serializers.IntegerField()
+    documents = serializers.IntegerField()
+    warnings = serializers.ListField(child=serializers.CharField())
 
 
 def documented(
@@ -53,25 +68,17 @@ def documented(
     status_code: int = 200,
     operation_id: str | None = None,
 ) -> Any:
-    """The schema of an operation: its input, its answer, and the domain refusals every one has."""
-    return extend_schema(
-        request=request,
-        responses={status_code: ok, 400: ErrorsOut, 403: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
-        operation_id=operation_id,
-    )
+    """The schema of an operation: its input and its answer (a list endpoint: ``ok=ItemOut(many=True)``).
+
+    Its refusals (400, 403, 404 as ``{"errors": [...]}``) every operation documents through
+    :class:`campaigns.api_errors.ErrorsSchema`.
+    """
+    return extend_schema(request=request, responses={status_code: ok}, operation_id=operation_id)
 
 
 class CampaignApi(APIView):
-    """Maps the domain's errors to HTTP: not visible 404, wrong role 403, refused 400."""
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, access.NotVisible):
-            exc = exceptions.NotFound(str(exc))
-        elif isinstance(exc, access.AccessDenied):
-            exc = exceptions.PermissionDenied(str(exc))
-        elif isinstance(exc, CampaignDataError):
-            return Response({"errors": exc.problems}, status=status.HTTP_400_BAD_REQUEST)
-        return super().handle_exception(exc)
+    """An API view on a campaign. The domain's errors become HTTP in :mod:`campaigns.api_errors`:
+    not visible 404, wrong role 403, refused 400, each ``{"errors": [...]}``."""
 
     def organizer_campaign(self, request: Request, slug: str) -> Campaign:
         return access.campaign_for(request.user, slug, ORGANIZER)
@@ -97,13 +104,13 @@ def campaign_json(campaign: Campaign, roles: list[str]) -> dict[str, Any]:
 
 
 class CampaignListApi(CampaignApi):
-    @documented(operation_id="campaigns_list")
+    @documented(ok=CampaignOut(many=True), operation_id="campaigns_list")
     def get(self, request: Request) -> Response:
         return Response([campaign_json(c, roles) for c, roles in campaigns_listed(user=request.user)])
 
 
 class CampaignCreateApi(CampaignApi):
-    @documented(request=CampaignCreateInput, status_code=201, operation_id="campaigns_create")
+    @documented(request=CampaignCreateInput, ok=CampaignOut, status_code=201, operation_id="campaigns_create")
     def post(self, request: Request) -> Response:
         data = CampaignCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -129,7 +136,7 @@ class CampaignDetailApi(CampaignApi):
 
 
 class RunListApi(CampaignApi):
-    @documented(operation_id="campaign_runs")
+    @documented(ok=CampaignRunOut(many=True), operation_id="campaign_runs")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(
@@ -160,7 +167,7 @@ class _ImportApi(CampaignApi):
         """The upload's input, for the schema (each import documents its own fields)."""
         return self.input_class
 
-    @documented(ok=JobAcceptedOut, status_code=202)
+    @documented(request=empty, ok=JobAcceptedOut, status_code=202)  # the request: get_serializer_class
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = self.input_class(data=with_files(request.data, request.FILES))

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.files.uploadedfile import UploadedFile
 from django.utils.datastructures import MultiValueDict
 from rest_framework import serializers
 
+from campaigns import limits
 from campaigns.errors import InputRefused
 from trec.documents import DOCUMENT_FORMATS
 from trec.topics import TOPIC_FORMATS
+
+# the largest whole number every database's integer column holds (PostgreSQL's ``integer``): inputs
+# stored in one stop there, so a larger one is refused as input rather than failing the write
+DB_INTEGER_MAX = 2**31 - 1
 
 
 def form_problems(serializer: serializers.Serializer) -> list[str]:
@@ -39,8 +45,10 @@ def validated(serializer: serializers.Serializer) -> dict[str, Any]:
 def with_files(data: Any, files: MultiValueDict) -> Any:
     """A post's fields with its uploads under ``files``, as the import inputs read them; a JSON
     body has no uploads and is left as it is."""
-    if hasattr(data, "setlist"):
-        data = data.copy()
+    if hasattr(data, "getlist"):
+        # not ``data.copy()``: that deep-copies, and an upload Django spooled to a temporary file
+        # (any request over FILE_UPLOAD_MAX_MEMORY_SIZE) cannot be copied; the lists are enough
+        data = MultiValueDict({key: data.getlist(key) for key in data})
         data.setlist("files", files.getlist("files"))
     return data
 
@@ -65,7 +73,22 @@ class FormInput(serializers.Serializer):
 
 
 class FilesInput(FormInput):
-    files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
+    # empty files are refused below, by name (DRF's own sentence names no file)
+    files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), allow_empty=False)
+
+    def validate_files(self, files: list[UploadedFile]) -> list[UploadedFile]:
+        """Refuse, naming each, the files that are empty or over the upload limit."""
+        cap = limits.max_upload_bytes()
+        problems = []
+        for upload in files:
+            name = upload.name or "upload"
+            if not upload.size:
+                problems.append(f"{name} is empty")
+            elif upload.size > cap:
+                problems.append(f"{name} is {upload.size} bytes, over the upload limit of {cap} bytes")
+        if problems:
+            raise serializers.ValidationError(problems)
+        return files
 
 
 # ``format`` is the field's name on both edges; the services call it ``fmt``
@@ -75,7 +98,9 @@ class TopicsImportInput(FilesInput):
 
 class RunsImportInput(FilesInput):
     group = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    priority = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    priority = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=DB_INTEGER_MAX
+    )
     validate_only = serializers.BooleanField(default=False)
 
 

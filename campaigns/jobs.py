@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from campaigns.errors import CampaignDataError, ImportRefused
+from campaigns.limits import files_size_check
 from campaigns.models import Campaign
 from campaigns.selectors import runs_check
 from campaigns.services import qrels_set_import, runs_import, topics_import
@@ -26,11 +27,16 @@ def job_campaign(job: Job) -> Campaign:
     return job.campaign
 
 
-def job_files(job: Job) -> tuple[list[str], list[str]]:
+def job_files(job: Job, *, parsed: bool = True) -> tuple[list[str], list[str]]:
+    """The job's uploads: their paths and their original names; refused, by name, when one
+    expands past the size limit (``parsed``: of files read whole in memory; see
+    :mod:`campaigns.limits`), before anything parses it."""
     files = job.params.get("files", [])
     if not files:
         raise CampaignDataError("no file was uploaded")
-    return [f[0] for f in files], [f[1] for f in files]
+    paths, names = [f[0] for f in files], [f[1] for f in files]
+    files_size_check(paths, names, parsed=parsed)
+    return paths, names
 
 
 def report_json(report: RunReport) -> dict[str, Any]:
@@ -48,7 +54,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
 @register("topics_import", result_template="campaigns/results/topics_import.html")
 def topics_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     paths, names = job_files(job)
-    totals = {"created": 0, "updated": 0, "unchanged": 0}
+    totals: dict[str, Any] = {"created": 0, "updated": 0, "unchanged": 0, "changed": []}
     for path, name in zip(paths, names, strict=True):
         try:
             result = topics_import(
@@ -59,6 +65,9 @@ def topics_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
         totals["created"] += result.created
         totals["updated"] += result.updated
         totals["unchanged"] += result.unchanged
+        # which texts an import replaced: the page lists them (the first SHOWN), with the fields
+        totals["changed"] += [{"topic": t, "fields": f, "file": name} for t, f in result.changed.items()]
+    totals["changed"] = totals["changed"][:SHOWN]
     return totals
 
 
@@ -109,5 +118,3 @@ def qrels_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
         "topics": qrels_set.topic_count,
         "relevant": qrels_set.relevant_count,
     }
-
-

@@ -35,6 +35,9 @@ class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
+    # what relevant means here, shown to every assessor beside the topic (TREC always gives them);
+    # a database default, so rows written by code that predates the column still insert
+    guidelines = models.TextField(blank=True, max_length=50_000, default="", db_default="")
     max_docs_per_topic = models.PositiveIntegerField(
         default=DEFAULT_MAX_DOCS, help_text="documents a run may list per topic; more is a validation error"
     )

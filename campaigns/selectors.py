@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 from django.db.models import Count, QuerySet
+from django.urls import reverse
 
 from campaigns import access
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, RunDocument, Topic
-from campaigns.sections import campaign_sections
+from campaigns.sections import Step, StepLink, StepState, campaign_sections, campaign_steps
 from campaigns.validation import RunReport, validate_run
 from jobs.models import Job
 from trec import Qrels, RankedRun, read_qrels
@@ -37,11 +38,58 @@ def campaigns_listed(*, user: access.AnyUser) -> list[tuple[Campaign, list[str]]
     return [(c, sorted(access.roles(user, c))) for c in campaigns.order_by("slug")]
 
 
+def _import_link(campaign: Campaign, what: str, label: str) -> StepLink:
+    return StepLink(label, reverse("campaigns:import", args=[campaign.slug]) + f"#import-{what}")
+
+
+def _topics_step(campaign: Campaign) -> StepState:
+    n = Topic.objects.filter(campaign=campaign).count()
+    if not n:
+        return StepState("not started", "no topic yet", _import_link(campaign, "topics", "Import topics"))
+    return StepState("done", f"{n} topics", _import_link(campaign, "topics", "Import more topics"))
+
+
+def _runs_step(campaign: Campaign) -> StepState:
+    n = Run.objects.filter(campaign=campaign).count()
+    if not n:
+        return StepState("not started", "no run yet", _import_link(campaign, "runs", "Import runs"))
+    return StepState("done", f"{n} runs", _import_link(campaign, "runs", "Import more runs"))
+
+
+def _documents_step(campaign: Campaign) -> StepState:
+    n = Document.objects.filter(campaign=campaign).count()
+    if not n:
+        return StepState(
+            "not started",
+            "no document text: assessors would see bare docnos",
+            _import_link(campaign, "documents", "Import documents"),
+        )
+    return StepState(
+        "done", f"{n} documents stored", _import_link(campaign, "documents", "Import more documents")
+    )
+
+
+# the kernel's own steps; the apps above register theirs (campaigns.sections.step_register)
+KERNEL_STEPS = (
+    Step("topics", "Topics", 10, _topics_step, "The information needs the runs answer."),
+    Step("runs", "Runs", 20, _runs_step, "The participants' ranked results, one file per run."),
+    Step(
+        "documents", "Documents", 30, _documents_step, "The text assessors read when judging.", optional=True
+    ),
+)
+
+
 def campaign_overview(*, campaign: Campaign) -> dict[str, Any]:
-    """What a campaign's overview page shows: its data, the sections of the apps above, the
-    latest jobs and the people."""
+    """What a campaign's overview page shows: the steps of its workflow with the next action, its
+    data, the sections of the apps above, the latest jobs and the people."""
+    steps = campaign_steps(campaign, KERNEL_STEPS)
+    following = next(
+        ((s, st) for s, st in steps if st.state != "done" and st.action and not s.optional), None
+    )
     return {
         "campaign": campaign,
+        "steps": steps,
+        "next_step": following,
         "topics": Topic.objects.filter(campaign=campaign).order_by("number"),
         "runs": campaign_runs(campaign=campaign),
         "sections": campaign_sections(campaign),
@@ -50,6 +98,17 @@ def campaign_overview(*, campaign: Campaign) -> dict[str, Any]:
         "jobs": Job.objects.filter(campaign=campaign).order_by("-created_at")[:10],
         "members": Membership.objects.filter(campaign=campaign).select_related("user").order_by("role"),
     }
+
+
+def member_manageable(*, campaign: Campaign, user: Any, by: Any) -> bool:
+    """Whether the organizer ``by`` may reset or deactivate ``user``'s account: one of this campaign
+    alone (a member here and of no other campaign), not staff, not ``by``'s own."""
+    if user.pk == by.pk or user.is_staff or user.is_superuser:
+        return False
+    memberships = Membership.objects.filter(user_id=user.pk)
+    return (
+        memberships.filter(campaign=campaign).exists() and not memberships.exclude(campaign=campaign).exists()
+    )
 
 
 def campaign_topic_numbers(*, campaign: Campaign) -> list[str]:

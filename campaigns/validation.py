@@ -30,6 +30,35 @@ DEFAULT_MAX_DOCS = 1000
 DOCNO_MAX_LENGTH = 200
 TAG_MAX_LENGTH = 100
 TOPIC_MAX_LENGTH = 64
+# A campaign's topic ids are plain tokens: they appear in URLs, file names and pages, so markup or
+# path parts ('<b>', '../../etc') are refused. Ids stay strings ('051' and '51' are two topics).
+TOPIC_ID = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def _topic_too_long(number: str) -> str | None:
+    if len(number) > TOPIC_MAX_LENGTH:
+        return f"topic id '{number[:60]}' is longer than {TOPIC_MAX_LENGTH} characters"
+    return None
+
+
+def _topic_spaced(number: str) -> str | None:
+    if any(c.isspace() for c in number):  # run files split on whitespace: no run could name it
+        return f"topic id '{number[:60]}' contains whitespace"
+    return None
+
+
+def _topic_not_a_token(number: str) -> str | None:
+    if _topic_too_long(number) or _topic_spaced(number):
+        return None  # said already
+    if not TOPIC_ID.fullmatch(number) or not number.strip("."):
+        return f"topic id '{number[:60]}' is not a plain token (letters, digits, '.', '_' and '-' only)"
+    return None
+
+
+# why a topic id cannot be a campaign's, one check each (each returns the problem or None); an
+# import lists the problems check by check
+TOPIC_ID_CHECKS = (_topic_too_long, _topic_spaced, _topic_not_a_token)
+
 # A report lists this many findings of each code and counts the rest: one broken file can have
 # millions of bad lines, and nobody reads past the first screen.
 LISTED_PER_CODE = 20

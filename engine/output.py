@@ -3,7 +3,6 @@ table, CSV or JSON (``manage.py compare``'s formats, which the significance page
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -13,6 +12,7 @@ from typing import Any
 from engine.evaluate import RunResult
 from engine.significance import Comparison
 from trec.cli import text_table
+from trec.csvout import SafeWriter
 from trec.progress import TextOut
 
 
@@ -92,7 +92,7 @@ class Writer:
         self.with_run = with_run
         self.trec_eval_layout = trec_eval_layout
         self._json: list[dict[str, Any]] = []
-        self._csv: Any = None
+        self._csv: SafeWriter | None = None
 
     def write(self, result: RunResult) -> None:
         if self.fmt == "trec":
@@ -108,7 +108,7 @@ class Writer:
             self._json.append(result_dict(result, per_topic=self.per_topic))
         else:
             if self._csv is None:
-                self._csv = csv.writer(self.stream, lineterminator="\n")
+                self._csv = SafeWriter(self.stream)
                 self._csv.writerow(["run", "measure", "topic", "value"])
             for line in trec_lines(result, per_topic=self.per_topic, digits=self.digits, with_run=False):
                 name, topic, value = line.split("\t")
@@ -290,9 +290,10 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
 
 
 def comparison_csv(data: dict[str, Any]) -> str:
-    """The CSV text of :func:`comparison_dict`'s shape: the header, then :func:`comparison_csv_rows`."""
+    """The CSV text of :func:`comparison_dict`'s shape: the header, then :func:`comparison_csv_rows`;
+    run tags and topics that start like a formula are quoted (:mod:`trec.csvout`)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SafeWriter(buffer)
     writer.writerow(COMPARISON_CSV_COLUMNS)
     writer.writerows(comparison_csv_rows(data))
     return buffer.getvalue()

@@ -4,21 +4,68 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import status
+from django.contrib.auth.models import User
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns.apis import CampaignApi, documented
-from campaigns.services import member_invite
-from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
+from campaigns.errors import CampaignNotFound
+from campaigns.models import Campaign
+from campaigns.services import member_invite, membership_remove
+from campaigns.services.members import member_active_set, member_password_reset
+from judging.inputs import (
+    AssignmentReassignInput,
+    AssignmentsCreateInput,
+    MemberActiveInput,
+    MemberInviteInput,
+    MemberRoleInput,
+    ScaleInput,
+)
+from judging.models import Assignment
 from judging.selectors import (
     AssignmentProgress,
+    assignment_get,
     campaign_assignments,
     campaign_grades,
     campaign_people,
     grades_json,
+    member_get,
 )
-from judging.services import assignments_create, scale_set
+from judging.services import assignment_delete, assignment_reassign, assignments_create, scale_set
+
+
+class PeopleOut(serializers.Serializer):
+    organizer = serializers.ListField(child=serializers.CharField(), help_text="usernames")
+    assessor = serializers.ListField(child=serializers.CharField(), help_text="usernames")
+    adjudicator = serializers.ListField(child=serializers.CharField(), help_text="usernames")
+
+
+class InvitedOut(serializers.Serializer):
+    username = serializers.CharField()
+    roles = serializers.ListField(child=serializers.CharField())
+    password = serializers.CharField(
+        allow_null=True, help_text="a new account's password, given this once; null for an existing account"
+    )
+
+
+class GradeOut(serializers.Serializer):
+    value = serializers.IntegerField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a field, popped by the metaclass
+    description = serializers.CharField(allow_blank=True, required=False)
+    key = serializers.CharField(allow_blank=True)
+
+
+class AssignmentOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    pool = serializers.IntegerField()
+    topic = serializers.CharField()
+    assessor = serializers.CharField()
+    order = serializers.CharField()
+    documents = serializers.IntegerField()
+    judged = serializers.IntegerField()
+    shared = serializers.IntegerField()
+    active_seconds = serializers.FloatField()
 
 
 def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:
@@ -36,8 +83,23 @@ def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:
     }
 
 
+def _member(campaign: Campaign, user_id: int) -> User:
+    """The member of the URL, or 404 (never a word about accounts outside the campaign)."""
+    try:
+        return member_get(campaign=campaign, user_id=user_id)
+    except CampaignNotFound as exc:
+        raise exceptions.NotFound(str(exc)) from exc
+
+
+def _assignment(campaign: Campaign, pk: int) -> Assignment:
+    try:
+        return assignment_get(campaign=campaign, pk=pk)
+    except CampaignNotFound as exc:
+        raise exceptions.NotFound(str(exc)) from exc
+
+
 class PeopleApi(CampaignApi):
-    @documented(operation_id="judging_people")
+    @documented(ok=PeopleOut, operation_id="judging_people")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         people = campaign_people(campaign=campaign)
@@ -45,7 +107,11 @@ class PeopleApi(CampaignApi):
 
 
 class MemberInviteApi(CampaignApi):
-    @documented(request=MemberInviteInput, status_code=201, operation_id="judging_member_invite")
+    # 201 whichever account: the status never tells whether a username exists (an existing account
+    # is attached only when asked for, ``account: existing``)
+    @documented(
+        request=MemberInviteInput, ok=InvitedOut, status_code=201, operation_id="judging_member_invite"
+    )
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = MemberInviteInput(data=request.data)
@@ -55,20 +121,68 @@ class MemberInviteApi(CampaignApi):
             username=form.validated_data["username"],
             roles=form.validated_data["roles"],
             email=form.validated_data.get("email", ""),
+            existing=form.validated_data["account"] == "existing",
         )
         body = {"username": user.username, "roles": form.validated_data["roles"], "password": password}
-        return Response(body, status=status.HTTP_201_CREATED if password else status.HTTP_200_OK)
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MemberRoleRemoveApi(CampaignApi):
+    @documented(request=MemberRoleInput, ok=PeopleOut, operation_id="judging_member_role_remove")
+    def post(self, request: Request, slug: str, user_id: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        user = _member(campaign, user_id)
+        form = MemberRoleInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        membership_remove(campaign=campaign, user=user, role=form.validated_data["role"])
+        people = campaign_people(campaign=campaign)
+        return Response({role: [u.username for u in users] for role, users in people.items()})
+
+
+class PasswordOut(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(help_text="the new password, given this once (only its hash is stored)")
+
+
+class MemberPasswordResetApi(CampaignApi):
+    @documented(ok=PasswordOut, operation_id="judging_member_password_reset")
+    def post(self, request: Request, slug: str, user_id: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        user = _member(campaign, user_id)
+        password = member_password_reset(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        return Response({"username": user.username, "password": password})
+
+
+class MemberActiveOut(serializers.Serializer):
+    username = serializers.CharField()
+    active = serializers.BooleanField()
+
+
+class MemberActiveApi(CampaignApi):
+    @documented(request=MemberActiveInput, ok=MemberActiveOut, operation_id="judging_member_active")
+    def post(self, request: Request, slug: str, user_id: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        user = _member(campaign, user_id)
+        form = MemberActiveInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        user = member_active_set(
+            campaign=campaign,
+            user=user,
+            by=request.user,  # type: ignore[arg-type]
+            active=form.validated_data["active"],
+        )
+        return Response({"username": user.username, "active": user.is_active})
 
 
 class ScaleApi(CampaignApi):
-    @documented(operation_id="judging_scale")
+    @documented(ok=GradeOut(many=True), operation_id="judging_scale")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response(grades_json(campaign_grades(campaign=campaign)))
 
 
 class ScaleSetApi(CampaignApi):
-    @documented(request=ScaleInput, operation_id="judging_scale_set")
+    @documented(request=ScaleInput, ok=GradeOut(many=True), operation_id="judging_scale_set")
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = ScaleInput(data=request.data)
@@ -78,14 +192,19 @@ class ScaleSetApi(CampaignApi):
 
 
 class AssignmentListApi(CampaignApi):
-    @documented(operation_id="judging_assignments")
+    @documented(ok=AssignmentOut(many=True), operation_id="judging_assignments")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response([_assignment_json(r) for r in campaign_assignments(campaign=campaign)])
 
 
 class AssignmentsCreateApi(CampaignApi):
-    @documented(request=AssignmentsCreateInput, status_code=201, operation_id="judging_assignments_create")
+    @documented(
+        request=AssignmentsCreateInput,
+        ok=AssignmentOut(many=True),
+        status_code=201,
+        operation_id="judging_assignments_create",
+    )
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = AssignmentsCreateInput(data=request.data, context={"campaign": campaign})
@@ -94,3 +213,25 @@ class AssignmentsCreateApi(CampaignApi):
         ids = [a.pk for a in created]
         rows = [r for r in campaign_assignments(campaign=campaign) if r.assignment.pk in set(ids)]
         return Response([_assignment_json(r) for r in rows], status=status.HTTP_201_CREATED)
+
+
+class AssignmentReassignApi(CampaignApi):
+    @documented(request=AssignmentReassignInput, ok=AssignmentOut, operation_id="judging_assignment_reassign")
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        assignment = _assignment(campaign, pk)
+        form = AssignmentReassignInput(data=request.data, context={"campaign": campaign})
+        form.is_valid(raise_exception=True)
+        moved = assignment_reassign(
+            campaign=campaign, assignment=assignment, assessor=form.validated_data["assessor"]
+        )
+        (row,) = [r for r in campaign_assignments(campaign=campaign) if r.assignment.pk == moved.pk]
+        return Response(_assignment_json(row))
+
+
+class AssignmentDeleteApi(CampaignApi):
+    @documented(ok=None, status_code=204, operation_id="judging_assignment_delete")
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        assignment_delete(campaign=campaign, assignment=_assignment(campaign, pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -40,6 +40,9 @@ STAT_NAMES = {
     "alpha_nominal": "Krippendorff alpha, nominal",
     "alpha_ordinal": "Krippendorff alpha, ordinal",
     "overlap": "Voorhees overlap (micro, macro)",
+    "binary_cohen": "binarized: Cohen kappa",
+    "binary_pooled": "binarized: pooled kappa",
+    "binary_ac1": "binarized: Gwet AC1",
     "fleiss": "Fleiss kappa",
 }
 
@@ -53,7 +56,8 @@ def add_agreement_arguments(parser: ArgumentParser) -> None:
         "--threshold",
         type=int,
         default=1,
-        help="relevant = grade >= THRESHOLD, for the overlap and the τ measures' -l (default 1)",
+        help="relevant = grade >= THRESHOLD, for the binarized kappa, pooled kappa, AC1 and confusion "
+        "matrix, the overlap and the τ measures' -l (default 1)",
     )
     parser.add_argument(
         "--negative",
@@ -212,8 +216,8 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     negative = "not judged (pooled, as in qrels)" if report.negative == "missing" else "ordinary labels"
     lines = [
         f"agreement of {len(report.assessors)} assessors over {len(report.topics)} topics: {judged}",
-        f"negative grades: {negative}; overlap: relevant = grade >= {report.threshold}; "
-        "nan = undefined (no shared item, or P_e = 1: a single category)",
+        f"negative grades: {negative}; binarized statistics and overlap: relevant = grade >= "
+        f"{report.threshold}; nan = undefined (no shared item, or P_e = 1: a single category)",
     ]
     if report.bootstrap is not None:
         b = report.bootstrap
@@ -230,6 +234,15 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     for p in report.pairs:
         rows.append([p.a, p.b, str(p.items), *_stat_cells(p.overall, f)])
     lines += text_table(rows, "llr" + "r" * (len(head) - 3))
+    lines += [
+        "",
+        f"pairs, labels binarized at the threshold (relevant = grade >= {report.threshold}), "
+        "one 2x2 table concatenated over all topics:",
+    ]
+    rows = [["a", "b", "items", "P_o", "kappa", "SE", "CI", "pooled", "AC1"]]
+    for p in report.pairs:
+        rows.append([p.a, p.b, str(p.items), *_binary_cells(p.overall, f)])
+    lines += text_table(rows, "llrrrrrrr")
 
     for p in report.pairs:
         lines += [
@@ -244,10 +257,27 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
             [str(lab), *map(str, counts[i].tolist())] for i, lab in enumerate(p.labels)
         ]
         lines += ["  " + x for x in text_table(rows, "r" * (len(p.labels) + 1))]
+        binary = p.overall.binary
+        lines.append(
+            f"binarized confusion matrix (relevant = grade >= {binary.threshold}; rows {p.a}, columns {p.b}):"
+        )
+        sides = (f"< {binary.threshold}", f">= {binary.threshold}")
+        rows = [["", *sides]] + [[side, *map(str, binary.counts[i].tolist())] for i, side in enumerate(sides)]
+        lines += ["  " + x for x in text_table(rows, "rrr")]
         if per_topic:
             lines.append(f"per topic ({p.a} vs {p.b}):")
-            rows = [["topic", "items", *head[3:]]]
-            rows += [[t, str(s.n), *_stat_cells(s, f)] for t, s in p.per_topic.items()]
+            rows = [["topic", "items", *head[3:], "bin_kappa", "bin_pooled", "bin_AC1"]]
+            rows += [
+                [
+                    t,
+                    str(s.n),
+                    *_stat_cells(s, f),
+                    f(s.binary.cohen.value),
+                    f(s.binary.pooled.value),
+                    f(s.binary.ac1.value),
+                ]
+                for t, s in p.per_topic.items()
+            ]
             lines += text_table(rows, "l" + "r" * (len(rows[0]) - 1))
 
     g = report.group
@@ -304,6 +334,12 @@ def _stat_cells(s: TableAgreement, f: Any) -> list[str]:
         f(s.alpha_ordinal),
         f(s.overlap.value),
     ]
+
+
+def _binary_cells(s: TableAgreement, f: Any) -> list[str]:
+    b = s.binary
+    ci = f"[{f(b.cohen.ci_low)}, {f(b.cohen.ci_high)}]"
+    return [f(b.p_o), f(b.cohen.value), f(b.cohen.se), ci, f(b.pooled.value), f(b.ac1.value)]
 
 
 def _pooled_lines(pooled: dict[str, Pooled], f: Any, *, bootstrap: bool) -> list[str]:

@@ -9,8 +9,10 @@ Two designs, per topic, over the topic's assessors:
   in turn (each pair gets ⌊s / #pairs⌋ or one more, and at least ``min_pair`` when the topic has
   enough documents), and every other document to one assessor, least loaded first.
 
-The result keeps each assessor's documents in the order given (a shuffle or docno order is the
-caller's choice), with a flag for the documents someone else also judges.
+The result keeps each assessor's documents in the order given (docno order, say), with a flag for
+the documents someone else also judges; with ``shuffle`` each assessor gets their own seeded order
+instead, so two assessors sharing documents never read them in the same sequence (an order effect
+shared by both would look like agreement).
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ def overlap_design(
     sample: float | None = None,
     min_pair: int = 0,
     seed: int | np.random.Generator = 0,
+    shuffle: bool = False,
 ) -> dict[str, list[tuple[str, bool]]]:
-    """Per assessor, the (docno, shared) pairs to judge, in the order of ``docnos``.
+    """Per assessor, the (docno, shared) pairs to judge, in the order of ``docnos`` (``shuffle``:
+    in a seeded order of each assessor's own, drawn after the design from the same generator).
 
     Give ``k`` (1 = everyone judges different documents) or ``sample`` (a fraction in [0, 1],
     judged twice). ``min_pair`` raises the sample so every pair shares at least that many
@@ -88,6 +92,10 @@ def overlap_design(
     for docno, group in zip(docnos, groups, strict=True):
         for a in group:
             out[names[a]].append((docno, len(group) > 1))
+    if shuffle:
+        for name in names:
+            mine = out[name]
+            out[name] = [mine[i] for i in rng.permutation(len(mine)).tolist()]
     return out
 
 

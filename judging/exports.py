@@ -22,7 +22,6 @@ labels only (consensus, adjudicated, binary), which name no assessor. Assessors 
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import tempfile
@@ -40,6 +39,7 @@ from judging.reports.selectors import READERS, campaign_judgments, campaign_pool
 from judging.selectors import campaign_assessors
 from pooling.selectors import pool_as_core
 from trec import write_mq_prel, write_prel, write_qrels
+from trec.csvout import SafeWriter, neutralise
 from trec.qrels import Qrels, qrels_from_arrays
 
 EXPORT_KINDS = ("assessor", "consensus", "adjudicated", "binary", "prel", "mq", "csv")
@@ -124,15 +124,12 @@ def consensus_qrels(*, campaign: Campaign, rule: str, threshold: int | None = No
     return _qrels(labels)
 
 
-def spreadsheet_safe(text: str) -> str:
-    """Text a spreadsheet shows as text: a leading = + - @ (or tab, CR) would make it a formula,
-    so such a cell starts with an apostrophe (OWASP's CSV injection advice)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def judgments_csv(*, campaign: Campaign) -> str:
+    """Every current judgment, one row each (:data:`CSV_COLUMNS`); user names, topics and docnos
+    that start like a spreadsheet formula are quoted by :class:`~trec.csvout.SafeWriter`, and the
+    free-text comment always is (:func:`~trec.csvout.neutralise`), even when it reads as a number."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeWriter(out)
     writer.writerow(CSV_COLUMNS)
     for j in campaign_judgments(campaign=campaign).iterator():
         writer.writerow(
@@ -142,7 +139,7 @@ def judgments_csv(*, campaign: Campaign) -> str:
                 j.docno,
                 "" if j.grade is None else j.grade,
                 "true" if j.cant_judge else "false",
-                spreadsheet_safe(j.comment),
+                neutralise(j.comment),
                 j.created_at.astimezone(UTC).isoformat(),
                 j.updated_at.astimezone(UTC).isoformat(),
                 f"{j.active_ms / 1000:.3f}",

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from rest_framework import serializers
 
-from campaigns.inputs import FormInput
+from campaigns.inputs import DB_INTEGER_MAX, FormInput
 from campaigns.models import Membership, Topic
 from judging.models import Assignment
 from pooling.models import Pool
@@ -22,8 +22,8 @@ class AssignmentsCreateInput(FormInput):
     sample_percent = serializers.FloatField(default=10.0, min_value=0.0, max_value=100.0)
     min_pair = serializers.IntegerField(default=0, min_value=0)
     order = serializers.ChoiceField(choices=Assignment.Order.values, default=Assignment.Order.RANDOM)
-    seed = serializers.IntegerField(default=0, min_value=0)
-    budget = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
+    budget = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=DB_INTEGER_MAX)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """Names and ids become the campaign's objects: ``service_arguments`` for assignments_create."""
@@ -65,10 +65,34 @@ class MemberInviteInput(FormInput):
     roles = serializers.ListField(
         child=serializers.ChoiceField(choices=Membership.Role.values), allow_empty=False
     )
+    account = serializers.ChoiceField(
+        choices=["new", "existing"],
+        default="new",
+        help_text="new: create the account (a taken username is refused); existing: give the roles "
+        "to the active account of exactly this username",
+    )
+
+
+class MemberRoleInput(FormInput):
+    role = serializers.ChoiceField(choices=Membership.Role.values)
+
+
+class MemberActiveInput(FormInput):
+    active = serializers.BooleanField()
+
+
+class AssignmentReassignInput(FormInput):
+    assessor = serializers.CharField(max_length=150, help_text="the username taking the unjudged documents")
+
+    def validate_assessor(self, value: str) -> User:
+        user = User.objects.filter(username=value, memberships__campaign=self.context["campaign"]).first()
+        if user is None:
+            raise serializers.ValidationError(f"'{value}' is not a member of this campaign")
+        return user
 
 
 class ScaleLevelInput(serializers.Serializer):
-    value = serializers.IntegerField(min_value=0)
+    value = serializers.IntegerField(min_value=0, max_value=DB_INTEGER_MAX)
     # DRF's metaclass takes declared fields off the class, so "label" does not shadow Field.label
     label = serializers.CharField(max_length=60)  # type: ignore[assignment]
     description = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")

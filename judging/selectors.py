@@ -6,9 +6,15 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.urls import reverse
 
-from campaigns.models import Campaign, Membership
+from campaigns.errors import CampaignNotFound
+from campaigns.models import Campaign, Membership, Topic
+from campaigns.sections import StepLink, StepState
+from campaigns.selectors import member_manageable
+from jobs.models import Job
 from judging.models import Assignment, AssignmentItem, Grade, Judgment
+from pooling.models import Pool
 
 DEFAULT_SCALE = (
     (0, "Not relevant", "Nothing on the topic, or only a passing mention."),
@@ -103,7 +109,112 @@ def campaign_people(*, campaign: Campaign) -> dict[str, list[User]]:
     return out
 
 
+@dataclass(frozen=True)
+class Person:
+    """A member of the campaign as the people page lists them."""
+
+    user: User
+    roles: list[str]
+    # may the organizer viewing the page reset the password or deactivate the account
+    manageable: bool
+
+
+def campaign_members(*, campaign: Campaign, viewer: User) -> list[Person]:
+    """Every member, by username, with their roles and whether ``viewer`` may manage the account."""
+    roles: dict[int, list[str]] = {}
+    users: dict[int, User] = {}
+    for m in (
+        Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username", "role")
+    ):
+        roles.setdefault(m.user_id, []).append(m.role)
+        users[m.user_id] = m.user
+    return [
+        Person(u, roles[pk], member_manageable(campaign=campaign, user=u, by=viewer))
+        for pk, u in users.items()
+    ]
+
+
+def member_get(*, campaign: Campaign, user_id: int) -> User:
+    """A member of the campaign by account id; the campaign's people only, never any account."""
+    user = User.objects.filter(pk=user_id, memberships__campaign=campaign).distinct().first()
+    if user is None:
+        raise CampaignNotFound(f"campaign '{campaign.slug}' has no member {user_id}")
+    return user
+
+
+def assignment_get(*, campaign: Campaign, pk: int) -> Assignment:
+    assignment = (
+        Assignment.objects.filter(campaign=campaign, pk=pk).select_related("topic", "assessor").first()
+    )
+    if assignment is None:
+        raise CampaignNotFound(f"campaign '{campaign.slug}' has no assignment {pk}")
+    return assignment
+
+
 def campaign_assessors(*, campaign: Campaign) -> list[str]:
     """Usernames of everyone with a stored judgment in the campaign, sorted."""
     names = Judgment.objects.filter(campaign=campaign).values_list("assessor__username", flat=True)
     return sorted(set(names))
+
+
+# ---------------------------------------------------------------- the campaign overview's steps
+
+
+def _link(label: str, name: str, campaign: Campaign) -> StepLink:
+    return StepLink(label, reverse(name, args=[campaign.slug]))
+
+
+def people_step(campaign: Campaign) -> StepState:
+    people = campaign_people(campaign=campaign)
+    assessors, adjudicators = len(people[Membership.Role.ASSESSOR]), len(people[Membership.Role.ADJUDICATOR])
+    if not assessors:
+        return StepState("not started", "no assessor yet", _link("Add people", "judging:people", campaign))
+    summary = f"{assessors} assessor(s), {adjudicators} adjudicator(s)"
+    return StepState("done", summary, _link("Manage people", "judging:people", campaign))
+
+
+def assignments_step(campaign: Campaign) -> StepState:
+    """Which topics of the committed pools have an assessor: the step is done when all have."""
+    action = _link("Assign a pool", "judging:assignments", campaign)
+    pools = list(Pool.objects.filter(campaign=campaign, status=Pool.Status.COMMITTED))
+    if not pools:
+        return StepState("not started", "commit a pool first", action)
+    wanted = {(p.pk, number) for p in pools for number in p.sizes}
+    numbers = dict(Topic.objects.filter(campaign=campaign).values_list("id", "number"))
+    assigned = {
+        (pool, numbers[topic])
+        for pool, topic in Assignment.objects.filter(campaign=campaign).values_list("pool_id", "topic_id")
+    } & wanted
+    summary = f"{len(assigned)} of {len(wanted)} pooled topics assigned"
+    if not assigned:
+        return StepState("not started", summary, action)
+    if len(assigned) < len(wanted):
+        return StepState("in progress", summary, action)
+    return StepState("done", summary, _link("Manage assignments", "judging:assignments", campaign))
+
+
+def judging_step(campaign: Campaign) -> StepState:
+    rows = campaign_assignments(campaign=campaign)
+    action = _link("Follow judging progress", "judging:assignments", campaign)
+    if not rows:
+        return StepState("not started", "nothing assigned yet", action)
+    total, judged = sum(r.total for r in rows), sum(r.judged for r in rows)
+    summary = f"{judged} of {total} assigned documents judged"
+    if not judged:
+        return StepState("not started", summary, action)
+    # a queue assignment grows as it is judged: it is finished when its queue has nothing more
+    return StepState("in progress" if judged < total else "done", summary, action)
+
+
+def agreement_step(campaign: Campaign) -> StepState:
+    from judging.reports.selectors import AGREEMENT_JOB  # the reports import this module
+
+    jobs = Job.objects.filter(campaign=campaign, kind=AGREEMENT_JOB, status=Job.Status.DONE)
+    results = tuple(
+        StepLink(f"{j.title} ({j.created_at:%Y-%m-%d %H:%M})", reverse("jobs:job", args=[j.id]))
+        for j in jobs.order_by("-created_at")[:5]
+    )
+    action = _link("Compute agreement", "judging:agreement", campaign)
+    if not results:
+        return StepState("not started", "needs documents judged by two assessors", action)
+    return StepState("done", f"{jobs.count()} report(s)", action, results)

@@ -2,25 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponseBase
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.errors import CampaignDataError
-from campaigns.inputs import form_problems
+from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign, Membership, Topic
-from campaigns.services import member_invite
+from campaigns.services import member_invite, membership_remove
+from campaigns.services.members import member_active_set, member_password_reset
 from campaigns.views import organizer_page
 from judging import apis
-from judging.inputs import AssignmentsCreateInput, MemberInviteInput, ScaleInput
+from judging.inputs import (
+    AssignmentReassignInput,
+    AssignmentsCreateInput,
+    MemberActiveInput,
+    MemberInviteInput,
+    MemberRoleInput,
+    ScaleInput,
+)
 from judging.models import Assignment
-from judging.selectors import campaign_assignments, campaign_grades, campaign_people
-from judging.services import assignments_create, scale_set
+from judging.selectors import (
+    assignment_get,
+    campaign_assignments,
+    campaign_grades,
+    campaign_members,
+    campaign_people,
+    member_get,
+)
+from judging.services import assignment_delete, assignment_reassign, assignments_create, scale_set
 from pooling.models import Pool
+
+REVEALED = "judging_revealed_password"
+
+
+def _reveal(request: HttpRequest, username: str, password: str) -> None:
+    """Keep a generated password for the next page only: shown once, with a copy button."""
+    request.session[REVEALED] = {"username": username, "password": password}
 
 
 @organizer_page
@@ -28,42 +52,91 @@ from pooling.models import Pool
 def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     errors: list[str] = []
     if request.method == "POST":
-        form = MemberInviteInput(data=request.POST)
-        if form.is_valid():
-            try:
-                user, password = member_invite(
-                    campaign=campaign,
-                    username=form.validated_data["username"],
-                    roles=form.validated_data["roles"],
-                    email=form.validated_data.get("email", ""),
-                )
-            except CampaignDataError as exc:
-                errors = exc.problems
-            else:
-                if password:
-                    messages.success(
-                        request,
-                        f"account '{user.username}' created with password {password} — pass it on now, "
-                        "it is not shown again",
-                    )
-                else:
-                    messages.success(
-                        request,
-                        f"'{user.username}' now has the role(s) {', '.join(form.validated_data['roles'])}",
-                    )
-                return redirect("judging:people", slug=campaign.slug)
+        try:
+            data = validated(MemberInviteInput(data=request.POST))
+            user, password = member_invite(
+                campaign=campaign,
+                username=data["username"],
+                roles=data["roles"],
+                email=data.get("email", ""),
+                existing=data["account"] == "existing",
+            )
+        except CampaignDataError as exc:
+            errors = exc.problems
         else:
-            errors = form_problems(form)
+            if password:
+                _reveal(request, user.username, password)
+                messages.success(
+                    request,
+                    f"account '{user.username}' created with password {password} — pass it on now, "
+                    "it is not shown again",
+                )
+            else:
+                messages.success(request, f"'{user.username}' now has the role(s) {', '.join(data['roles'])}")
+            return redirect("judging:people", slug=campaign.slug)
     return render(
         request,
         "judging/people.html",
         {
             "campaign": campaign,
             "people": campaign_people(campaign=campaign),
+            "members": campaign_members(campaign=campaign, viewer=request.user),  # type: ignore[arg-type]
+            "revealed": request.session.pop(REVEALED, None),
             "errors": errors,
             "roles": Membership.Role.values,
+            "form": request.POST,
         },
     )
+
+
+def _member_action(
+    request: HttpRequest, campaign: Campaign, user_id: int, act: Callable[[User], str]
+) -> HttpResponseBase:
+    """Run one action on a member from the people page; its sentence or refusal is the next message."""
+    try:
+        user = member_get(campaign=campaign, user_id=user_id)
+    except CampaignDataError as exc:
+        raise Http404(str(exc)) from exc
+    try:
+        messages.success(request, act(user))
+    except CampaignDataError as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
+    return redirect("judging:people", slug=campaign.slug)
+
+
+@organizer_page
+@require_POST
+def member_role_remove(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponseBase:
+    def act(user: User) -> str:
+        role = validated(MemberRoleInput(data=request.POST))["role"]
+        membership_remove(campaign=campaign, user=user, role=role)
+        return f"'{user.username}' is no longer {role}"
+
+    return _member_action(request, campaign, user_id, act)
+
+
+@organizer_page
+@require_POST
+def member_password_reset_page(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponseBase:
+    def act(user: User) -> str:
+        password = member_password_reset(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        _reveal(request, user.username, password)
+        return f"new password for '{user.username}': pass it on now, it is not shown again"
+
+    return _member_action(request, campaign, user_id, act)
+
+
+@organizer_page
+@require_POST
+def member_active(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponseBase:
+    def act(user: User) -> str:
+        active = validated(MemberActiveInput(data=request.POST))["active"]
+        member_active_set(campaign=campaign, user=user, by=request.user, active=active)  # type: ignore[arg-type]
+        what = "can log in again" if active else "is deactivated: they can no longer log in"
+        return f"'{user.username}' {what}"
+
+    return _member_action(request, campaign, user_id, act)
 
 
 @organizer_page
@@ -127,12 +200,94 @@ def assignments(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     )
 
 
+def _assignment_action(
+    request: HttpRequest, campaign: Campaign, pk: int, act: Callable[[Assignment], str]
+) -> HttpResponseBase:
+    try:
+        assignment = assignment_get(campaign=campaign, pk=pk)
+    except CampaignDataError as exc:
+        raise Http404(str(exc)) from exc
+    try:
+        messages.success(request, act(assignment))
+    except CampaignDataError as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
+    return redirect("judging:assignments", slug=campaign.slug)
+
+
+@organizer_page
+@require_POST
+def assignment_reassign_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    def act(assignment: Assignment) -> str:
+        data = validated(AssignmentReassignInput(data=request.POST, context={"campaign": campaign}))
+        moved = assignment_reassign(campaign=campaign, assignment=assignment, assessor=data["assessor"])
+        who, topic = assignment.assessor.username, assignment.topic.number
+        return f"topic {topic}: what {who} had not judged is now {moved.assessor.username}'s"
+
+    return _assignment_action(request, campaign, pk, act)
+
+
+@organizer_page
+@require_POST
+def assignment_delete_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    def act(assignment: Assignment) -> str:
+        assignment_delete(campaign=campaign, assignment=assignment)
+        who, topic = assignment.assessor.username, assignment.topic.number
+        return f"assignment of topic {topic} to {who} released (its judgments are kept)"
+
+    return _assignment_action(request, campaign, pk, act)
+
+
 page_patterns: list[URLPattern] = [
     path("campaigns/<slug:slug>/people/", people, name="people"),
     path("campaigns/<slug:slug>/scale/", scale, name="scale"),
     path("campaigns/<slug:slug>/assignments/", assignments, name="assignments"),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/remove-role/",
+        member_role_remove,
+        name="member_role_remove",
+    ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/password/",
+        member_password_reset_page,
+        name="member_password_reset",
+    ),
+    path("campaigns/<slug:slug>/people/<int:user_id>/active/", member_active, name="member_active"),
+    path(
+        "campaigns/<slug:slug>/assignments/<int:pk>/reassign/",
+        assignment_reassign_page,
+        name="assignment_reassign",
+    ),
+    path(
+        "campaigns/<slug:slug>/assignments/<int:pk>/delete/", assignment_delete_page, name="assignment_delete"
+    ),
 ]
 api_patterns: list[URLPattern] = [
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/remove-role/",
+        apis.MemberRoleRemoveApi.as_view(),
+        name="member_role_remove",
+    ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/password/",
+        apis.MemberPasswordResetApi.as_view(),
+        name="member_password_reset",
+    ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/active/",
+        apis.MemberActiveApi.as_view(),
+        name="member_active",
+    ),
+    path(
+        "campaigns/<slug:slug>/assignments/<int:pk>/reassign/",
+        apis.AssignmentReassignApi.as_view(),
+        name="assignment_reassign",
+    ),
+    path(
+        "campaigns/<slug:slug>/assignments/<int:pk>/delete/",
+        apis.AssignmentDeleteApi.as_view(),
+        name="assignment_delete",
+    ),
     path("campaigns/<slug:slug>/people/", apis.PeopleApi.as_view(), name="people"),
     path("campaigns/<slug:slug>/people/invite/", apis.MemberInviteApi.as_view(), name="member_invite"),
     path("campaigns/<slug:slug>/scale/", apis.ScaleApi.as_view(), name="scale"),

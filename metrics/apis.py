@@ -16,7 +16,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from campaigns.apis import CampaignApi, ErrorsOut, job_json
+from campaigns.api_errors import ErrorsOut
+from campaigns.apis import CampaignApi, job_json
 from campaigns.errors import CampaignNotFound
 from jobs.models import Job
 from judging.consensus import RULES

@@ -52,10 +52,12 @@ def home(request: HttpRequest) -> HttpResponseBase:
     if (
         not boards
         and Membership.objects.filter(
-            user_id=int(request.user.pk or 0), role=Membership.Role.ASSESSOR
+            user_id=int(request.user.pk or 0),
+            role__in=[Membership.Role.ASSESSOR, Membership.Role.ADJUDICATOR],
         ).exists()
     ):
-        # an assessor who organizes nothing came to judge: straight to their assignments
+        # an assessor or adjudicator who organizes nothing came to judge: straight to their work
+        # (assignments and adjudication queues)
         return redirect("judging:assess_home")
     for b in boards:
         if b.board is not None:

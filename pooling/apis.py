@@ -12,7 +12,7 @@ from typing import Any
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -38,6 +38,23 @@ class PoolApi(CampaignApi):
         return pool
 
 
+class PoolOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    strategy = serializers.CharField()
+    spec = serializers.DictField(help_text="the strategy's parameters")
+    runs = serializers.ListField(child=serializers.CharField(), help_text="tags of the pooled runs")
+    status = serializers.CharField(help_text=" | ".join(Pool.Status.values))
+    documents = serializers.IntegerField()
+    adaptive = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    committed_at = serializers.DateTimeField(allow_null=True)
+
+
+class PoolDetailOut(PoolOut):
+    sizes = serializers.DictField(help_text="documents per topic")
+
+
 FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
 
 
@@ -60,7 +77,7 @@ def pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
 
 
 class PoolListApi(PoolApi):
-    @documented(operation_id="campaign_pools")
+    @documented(ok=PoolOut(many=True), operation_id="campaign_pools")
     def get(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         return Response([pool_json(p) for p in campaign_pools(campaign=campaign)])
@@ -76,13 +93,13 @@ class PoolBuildApi(PoolApi):
 
 
 class PoolDetailApi(PoolApi):
-    @documented(operation_id="pool_detail")
+    @documented(ok=PoolDetailOut, operation_id="pool_detail")
     def get(self, request: Request, slug: str, pk: int) -> Response:
         return Response(pool_json(self.pool(request, slug, pk), sizes=True))
 
 
 class PoolCommitApi(PoolApi):
-    @documented(request=None, operation_id="pool_commit")
+    @documented(request=None, ok=PoolOut, operation_id="pool_commit")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         return Response(pool_json(pool_commit(pool=self.pool(request, slug, pk))))
 

@@ -25,6 +25,7 @@ from pooling.strategies import (
 )
 from trec import FormatError, Qrels, RankedRun, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
 from trec.cli import UsageError, run_command
+from trec.csvout import SafeWriter
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
 
@@ -409,9 +410,9 @@ def _print_curve(sim: Simulation, opts: dict[str, Any], out: TextOut) -> None:
         out.write(json.dumps(doc, indent=1) + "\n")
         return
     if opts["fmt"] == "csv":
-        out.write("topic,step,judged,relevant\n")
-        for p in points:
-            out.write(f"{p.topic},{p.step},{p.judged},{p.relevant}\n")
+        writer = SafeWriter(out)
+        writer.writerow(["topic", "step", "judged", "relevant"])
+        writer.writerows([p.topic, p.step, p.judged, p.relevant] for p in points)
         return
     out.write(
         f"# {sim.strategy}: budget {opts['budget']} per topic, depth {depth}, seed {opts['seed']}, "

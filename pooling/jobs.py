@@ -23,8 +23,10 @@ from trec.progress import ProgressCallback
 @register("documents_import", result_template="pooling/results/documents_import.html")
 def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     campaign = job_campaign(job)
-    paths, names = job_files(job)
-    needed = pools_needed_docnos(campaign=campaign) if job.params.get("only_needed") else None
+    paths, names = job_files(job, parsed=False)  # documents are read in batches
+    # "only what the pools need" before any pool exists would drop every document: store them all
+    no_pool = bool(job.params.get("only_needed")) and not Pool.objects.filter(campaign=campaign).exists()
+    needed = pools_needed_docnos(campaign=campaign) if job.params.get("only_needed") and not no_pool else None
     try:
         result = documents_import(
             campaign=campaign,
@@ -49,6 +51,7 @@ def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]
         "not_found": len(result.not_found),
         "not_found_shown": result.not_found[:SHOWN],
         "only_needed": needed is not None,
+        "no_pool": no_pool,
     }
 
 

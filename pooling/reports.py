@@ -114,19 +114,35 @@ def diagnostics_report(
         }
         for j in judged
     ]
+    # a run's unique documents are the ones it alone ranks within the depth the pool read of it:
+    # over whole runs, a document another run ranks at 900 would hide every unique contribution
+    depths = pool_run_depths(pool=pool, spec=spec)
     try:
         chosen = list(measures or DEFAULT_MEASURES)
         if progress is not None:
             progress("leave-one-run-out", 0, 1)
-        out["reusability"] = {"run": reusability_json(leave_out_reusability(runs, qrels, measures=chosen))}
+        by_run = leave_out_reusability(runs, qrels, measures=chosen, depth=depths)
+        out["reusability"] = {"run": reusability_json(by_run)}
         if groups:
             if progress is not None:
                 progress("leave-one-group-out", 0, 1)
-            by_group = leave_out_reusability(runs, qrels, measures=chosen, groups=all_grouped(runs, groups))
+            by_group = leave_out_reusability(
+                runs, qrels, measures=chosen, depth=depths, groups=all_grouped(runs, groups)
+            )
             out["reusability"]["group"] = reusability_json(by_group)
     except ValueError as exc:
         raise CampaignDataError(str(exc)) from exc
     return out
+
+
+def pool_run_depths(*, pool: Pool, spec: PoolSpec) -> dict[str, int]:
+    """How deep the pool read each pooled run (a run it did not pool contributes nothing): a
+    depth pool's per-run depths, else the deepest any part of the strategy read (the campaign's
+    limit of documents per topic when it reads whole runs)."""
+    if spec.strategy == "depth":
+        return {tag: spec.run_depths.get(tag, spec.pool_depth) for tag in pool.runs}
+    deepest = spec.deepest() or pool.campaign.max_docs_per_topic
+    return {tag: deepest for tag in pool.runs}
 
 
 def all_grouped(runs: Sequence[RankedRun], groups: dict[str, str]) -> dict[str, str]:

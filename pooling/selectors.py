@@ -10,7 +10,7 @@ from django.db.models import QuerySet
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Topic
-from campaigns.selectors import campaign_qrels_sets, campaign_rankings, campaign_runs
+from campaigns.selectors import campaign_qrels_sets, campaign_rankings, campaign_runs, documents_missing
 from pooling.models import Pool, PoolDocument
 from pooling.spec import PoolSpec
 from pooling.strategies import PoolSelection
@@ -67,6 +67,12 @@ def pool_overview(*, pool: Pool) -> dict[str, Any]:
         "sampled": any(judge != universe for _, judge, universe in sizes),
         "qrels_sets": campaign_qrels_sets(campaign=pool.campaign),
     }
+
+
+def pool_documents_without_text(*, pool: Pool) -> list[str]:
+    """The pool's documents to judge that have no stored text (assessors would see none)."""
+    docnos = PoolDocument.objects.filter(pool=pool, sampled=True).values_list("docno", flat=True).distinct()
+    return documents_missing(campaign=pool.campaign, docnos=set(docnos))
 
 
 def pool_as_core(*, pool: Pool) -> PoolSelection:

@@ -25,7 +25,7 @@ from campaigns.views import organizer_page
 from pooling import exports
 from pooling.inputs import DiagnosticsInput, PoolBuildInput
 from pooling.models import Pool
-from pooling.selectors import pool_get, pool_overview
+from pooling.selectors import pool_documents_without_text, pool_get, pool_overview
 from pooling.services import pool_build_enqueue, pool_commit, pool_diagnostics_enqueue, pool_discard
 from pooling.strategies import ADAPTIVE, FUSIONS, STRATEGIES
 
@@ -99,6 +99,13 @@ def pool_commit_view(request: HttpRequest, pool: Pool) -> HttpResponse:
     with refusals_as_messages(request):
         pool_commit(pool=pool)
         messages.success(request, f"pool '{pool.name}' committed: it is ready to judge")
+        missing = len(pool_documents_without_text(pool=pool))
+        if missing:
+            messages.warning(
+                request,
+                f"{missing} of its documents have no stored text: assessors cannot read them until "
+                "you import them (Import, documents)",
+            )
     return pool_redirect(pool)
 
 

@@ -52,6 +52,9 @@ def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory)
     settings.WORKBENCH_UPLOAD_DIR = tmp_path_factory.mktemp("uploads")  # type: ignore[attr-defined]
     # personas log in hundreds of times: a fast hash keeps that cheap (never outside tests)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+    # client.login() authenticates without a request, which django-axes refuses: the lockout's own
+    # tests (tests/test_login_throttling.py) turn it back on
+    settings.AXES_ENABLED = False  # type: ignore[attr-defined]
     # the process cache (sessions, scales) must not carry one test's campaign into the next
     from django.core.cache import cache
 

@@ -46,6 +46,13 @@ def slug_pool(ctx: dict[str, Any]) -> list[Any]:
     return [ctx["campaign"].slug, ctx["pool"].pk]
 
 
+MEMBER_ACTIONS = ("member_role_remove", "member_password_reset", "member_active")
+
+
+def slug_member(ctx: dict[str, Any]) -> list[Any]:
+    return [ctx["campaign"].slug, ctx["campaign"].memberships.get(role="organizer").user_id]
+
+
 def job_arg(ctx: dict[str, Any]) -> list[Any]:
     return [ctx["job"].id]
 
@@ -67,6 +74,10 @@ CAMPAIGN_PAGES = [
     Endpoint("judging:scale", "post", slug, {}),
     Endpoint("judging:assignments", "get", slug),
     Endpoint("judging:assignments", "post", slug, {}),
+    # the organizer's own account (refused: a message, back to the page) and an assignment not there
+    *(Endpoint(f"judging:{n}", "post", slug_member, organizer_status=302) for n in MEMBER_ACTIONS),
+    Endpoint("judging:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    Endpoint("judging:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
 ]
 CAMPAIGN_APIS = [
     Endpoint("api:campaign", "get", slug),
@@ -91,6 +102,9 @@ CAMPAIGN_APIS = [
     Endpoint("judging_api:scale_set", "post", slug, {}, organizer_status=400),
     Endpoint("judging_api:assignments", "get", slug),
     Endpoint("judging_api:assignments_create", "post", slug, {}, organizer_status=400),
+    *(Endpoint(f"judging_api:{n}", "post", slug_member, organizer_status=400) for n in MEMBER_ACTIONS),
+    Endpoint("judging_api:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    Endpoint("judging_api:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
 ]
 JOB_ENDPOINTS = [
     Endpoint("jobs:job", "get", job_arg),
@@ -124,6 +138,7 @@ def test_every_route_of_the_apps_is_in_an_access_table() -> None:
 
     Only Django's admin, the login and logout pages and the public API schema are left out.
     """
+    from tests import test_accounts
     from tests.judging.assess import test_views as test_assess_pages
     from tests.judging.reports import test_views as test_report_pages
     from tests.metrics import test_leaderboard_pages, test_live_pages
@@ -133,7 +148,8 @@ def test_every_route_of_the_apps_is_in_an_access_table() -> None:
         n for n in _names(get_resolver().url_patterns) if not n.startswith("admin:") and n not in public
     }
     tested = {e.name for e in ALL}
-    for module in (test_assess_pages, test_report_pages, test_leaderboard_pages, test_live_pages):
+    pages = (test_assess_pages, test_report_pages, test_leaderboard_pages, test_live_pages, test_accounts)
+    for module in pages:
         tested |= {name for name, _ in module.ACCESS_TESTED}
     assert routes - tested == set()
 

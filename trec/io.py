@@ -76,6 +76,36 @@ def iter_blocks(path: PathLike, block_size: int | None = None) -> Iterator[tuple
         yield carry, line_no
 
 
+CHECK_CHUNK = 1024 * 1024
+
+
+def expanded_size(path: PathLike, limit: int | None = None) -> int:
+    """The size of ``path``'s content as the readers see it (decompressed, for gzip).
+
+    A gzip stream is decompressed in :data:`CHECK_CHUNK` pieces and dropped, so memory stays
+    bounded whatever it expands to; past ``limit`` bytes it stops and raises :class:`FormatError`
+    (a small gzip can expand to gigabytes: check before parsing).
+    """
+    with open_binary(path) as fh:
+        if isinstance(fh, io.BufferedReader):
+            size = os.fstat(fh.fileno()).st_size
+        else:
+            size = 0
+            while True:
+                try:
+                    piece = fh.read(CHECK_CHUNK)
+                except READ_ERRORS as exc:
+                    raise FormatError(str(path), 0, f"cannot read file: {exc}") from exc
+                if not piece:
+                    break
+                size += len(piece)
+                if limit is not None and size > limit:
+                    break
+    if limit is not None and size > limit:
+        raise FormatError(str(path), 0, f"is larger than {limit} bytes decompressed")
+    return size
+
+
 def open_text_out(path: PathLike) -> IO[str]:
     """Open ``path`` for writing text; a ``.gz`` suffix writes gzip."""
     if Path(path).suffix == ".gz":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,7 +10,7 @@ import numpy as np
 from trec.columns import Columns, concat, read_columns
 from trec.errors import FormatError
 from trec.grouping import duplicate_error, duplicate_rows, offsets_from_sorted_codes, topic_codes
-from trec.io import PathLike, open_text_out
+from trec.io import PathLike, iter_blocks, open_text_out
 from trec.order import sort_by_topic_docno
 
 QRELS_COLUMNS = ("qid", "iter", "docno", "rel")
@@ -118,6 +119,21 @@ def read_qrels(path: PathLike) -> Qrels:
         path=str(path),
         lines=concat(parts["line"], np.int64),
     )
+
+
+def topic_first_lines(path: PathLike, topics: Collection[str]) -> dict[str, int]:
+    """The line where each of ``topics`` first appears in a qrels (or run) file, read in blocks;
+    for error messages, so it reads the file again rather than keep every line number."""
+    wanted = {t.encode() for t in topics}
+    found: dict[str, int] = {}
+    for block, first in iter_blocks(path):
+        for offset, line in enumerate(block.split(b"\n")):
+            qid = line.split(None, 1)[0] if line.strip() else b""
+            if qid in wanted and qid.decode() not in found:
+                found[qid.decode()] = first + offset
+        if len(found) == len(wanted):
+            break
+    return found
 
 
 def write_qrels(qrels: Qrels, path: PathLike) -> None:

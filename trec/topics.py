@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from trec.errors import FormatError
 from trec.io import READ_ERRORS, PathLike, open_binary
@@ -25,6 +25,9 @@ class Topic:
     title: str
     description: str = ""
     narrative: str = ""
+    # where the topic starts in the file it was read from (0: not read from a file); not part of
+    # the topic's identity
+    line: int = field(default=0, compare=False, repr=False)
 
 
 def _clean(text: str) -> str:
@@ -159,7 +162,7 @@ def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
                 str(path), line, f"topic '{t.number}' is defined twice (first on line {seen[t.number]})"
             )
         seen[t.number] = line
-    return [t for _, t in numbered]
+    return [replace(t, line=line) for line, t in numbered]
 
 
 def write_topics(topics: list[Topic], path: PathLike, fmt: str = "trec") -> None:

@@ -1,4 +1,9 @@
-"""HTTP basic authentication for scripts that cannot be turned against a browser that knows the password.
+"""How scripts authenticate: API tokens, and HTTP basic authentication that cannot be turned against a
+browser that knows the password.
+
+A token (``Authorization: Token <token>``, made on the "My account" page) is checked with one
+SHA-256 digest lookup; basic authentication hashes the password on every call (slow on purpose),
+and its failures count towards django-axes' login lockout like the login form's.
 
 DRF checks CSRF only for session authentication. A browser that holds basic credentials for the
 site (a proxy prompt, a ``user:pass@host`` link) would send them with a form another site posts,
@@ -12,16 +17,33 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.authentication import BasicScheme
-from rest_framework.authentication import BasicAuthentication, SessionAuthentication
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework.authentication import BasicAuthentication, SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.request import Request
+
+from campaigns.accounts.services import api_token_use
+from workbench.errors import login_locked_out_reason
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 BROWSER_MARKS = ("HTTP_ORIGIN", "HTTP_SEC_FETCH_SITE", "HTTP_REFERER")
 
 
+class LoginLockedOut(APIException):
+    status_code = 429
+    default_detail = "too many failed logins"
+    default_code = "locked_out"
+
+
 class ScriptBasicAuthentication(BasicAuthentication):
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
-        result = super().authenticate(request)
+        try:
+            result = super().authenticate(request)
+        except AuthenticationFailed:
+            # django-axes marks the request it was given (DRF's, so its middleware does not see it)
+            if getattr(request, "axes_locked_out", False):
+                raise LoginLockedOut(login_locked_out_reason()) from None
+            raise
         if result is None or request.method in SAFE_METHODS:
             return result
         meta = request._request.META
@@ -34,3 +56,28 @@ class ScriptBasicScheme(BasicScheme):
     """The OpenAPI schema's description of it: plain HTTP basic authentication."""
 
     target_class = "workbench.authentication.ScriptBasicAuthentication"
+
+
+class ApiTokenAuthentication(TokenAuthentication):
+    """``Authorization: Token <token>``; browsers never send it on their own, so no CSRF check."""
+
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
+        row = api_token_use(token=key)
+        if row is None:
+            raise AuthenticationFailed("invalid or revoked API token")
+        return row.user, row
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """The OpenAPI schema's description of it."""
+
+    target_class = "workbench.authentication.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": 'An API token from the "My account" page, as "Token <token>"',
+        }

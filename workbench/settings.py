@@ -1,9 +1,13 @@
 """The one settings module: SQLite by default, PostgreSQL when DATABASE_URL is set."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from workbench.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -15,12 +19,36 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+# Safe by default: DEBUG (the debug pages show the environment and every URL) only when asked for.
 DEBUG = _env_bool("WORKBENCH_DEBUG", False)
-# A development key is fine for the embedded default; deployments set WORKBENCH_SECRET_KEY.
-SECRET_KEY = os.environ.get("WORKBENCH_SECRET_KEY", "dev-only-insecure-key-change-me-for-any-deployment")
-ALLOWED_HOSTS = [
-    h for h in os.environ.get("WORKBENCH_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",") if h
-]
+# WORKBENCH_ENV=production is production mode (README "Deploying"): it refuses to start with DEBUG on,
+# without WORKBENCH_ALLOWED_HOSTS, or with a known key, and turns on the HTTPS settings below.
+PRODUCTION = os.environ.get("WORKBENCH_ENV", "development").strip().lower() == "production"
+# WORKBENCH_SECRET_KEY, else a key file outside the repository, generated (0600) on first start.
+SECRET_KEY = secret_key_load(production=PRODUCTION)
+ALLOWED_HOSTS = _env_list("WORKBENCH_ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = _env_list("WORKBENCH_CSRF_TRUSTED_ORIGINS", "")
+if PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("WORKBENCH_ENV=production refuses WORKBENCH_DEBUG: debug pages leak")
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "WORKBENCH_ENV=production needs WORKBENCH_ALLOWED_HOSTS (judge.example.org)"
+        )
+    # Browsers reach the site over HTTPS only (check --deploy's list); each can be relaxed by its variable.
+    SECURE_SSL_REDIRECT = _env_bool("WORKBENCH_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("WORKBENCH_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("WORKBENCH_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = _env_bool("WORKBENCH_HSTS_PRELOAD", True)
+    if _env_bool("WORKBENCH_BEHIND_PROXY", False):
+        # the TLS-terminating proxy says the original scheme; trust it only when told it is there
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -30,6 +58,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "axes",
     "drf_spectacular",
     "metrics",
     "campaigns",
@@ -37,16 +66,21 @@ INSTALLED_APPS = [
     "judging",
     "jobs",
     "django_tasks_db",
+    "campaigns.accounts",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # static files without DEBUG, from the app folders in development, from STATIC_ROOT in production
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last: turns a locked-out login (django-axes) into the lockout answer
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "workbench.urls"
@@ -89,6 +123,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes counts failed logins (the login form, the admin, API basic auth) per username and
+# address, and refuses that pair, even with the right password, for the cool-off.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("WORKBENCH_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOFF_MINUTES", "15")))
+# per username and address together: a typo-prone lab behind one address is not locked as a whole,
+# and nobody can lock a colleague out from elsewhere
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "workbench.errors.login_locked_out"
+AXES_CLIENT_IP_CALLABLE = "workbench.errors.client_address"
+# Behind a reverse proxy (README "Deploying") REMOTE_ADDR is the proxy's: the client's address is
+# the X-Forwarded-For entry the proxy appended (the last one; earlier ones are the client's say).
+WORKBENCH_BEHIND_PROXY = _env_bool("WORKBENCH_BEHIND_PROXY", False)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -99,7 +151,21 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# WhiteNoise serves them: in production from STATIC_ROOT (`manage.py collectstatic`), compressed and
+# with hashed names cached for ever; elsewhere straight from the apps' folders, nothing to collect
+# (no STATIC_ROOT then, unless WORKBENCH_STATIC_ROOT names one: WhiteNoise warns of a missing folder).
+_static_root = os.environ.get("WORKBENCH_STATIC_ROOT") or (BASE_DIR / "staticfiles" if PRODUCTION else None)
+STATIC_ROOT = Path(_static_root) if _static_root else None
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if PRODUCTION
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
 
 # Sessions are read on every request (an assessor saves a judgment per keystroke): the per-process
 # cache answers, the database keeps them across restarts.
@@ -112,12 +178,14 @@ LOGOUT_REDIRECT_URL = "login"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
+        "workbench.authentication.ApiTokenAuthentication",
         "workbench.authentication.ScriptBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # ?format= names file formats (qrels, prel, mq, csv...), not DRF renderers
     "URL_FORMAT_OVERRIDE": None,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "campaigns.api_errors.ErrorsSchema",  # every operation documents its refusals
+    "EXCEPTION_HANDLER": "campaigns.api_errors.api_exception_handler",  # one error shape: {"errors": [...]}
 }
 
 # The OpenAPI 3 schema of every API endpoint, served at /api/schema/ (drf-spectacular).
@@ -128,6 +196,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # separate request and response components, so read-only fields do not appear in request bodies
     "COMPONENT_SPLIT_REQUEST": True,
+    # one enum for a campaign role wherever a field names it (``role``, ``roles``); a new role makes
+    # `check --deploy` warn again (tests/test_deploy.py) until it is added here
+    "ENUM_NAME_OVERRIDES": {"RoleEnum": ["organizer", "assessor", "adjudicator"]},
 }
 
 # Background work (imports, pool builds, evaluations) is a django.tasks task. The database backend

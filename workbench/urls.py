@@ -2,16 +2,18 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from campaigns import api_urls as campaigns_api
+from campaigns.api_errors import api_not_found
 from pooling import api_urls as pooling_api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/me/", include("campaigns.accounts.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("campaigns/", include("pooling.urls")),
     path("jobs/", include("campaigns.job_pages.urls")),
@@ -21,5 +23,9 @@ urlpatterns = [
     path("api/judging/", include("judging.api_urls")),
     path("api/metrics/", include("metrics.api_urls")),
     path("api/", include((campaigns_api.urlpatterns + pooling_api.urlpatterns, "api"))),
+    re_path(r"^api/", api_not_found),  # an unmatched API path: JSON 404, not the HTML page
     path("", include("metrics.urls")),
 ]
+
+# never Django's debug pages nor a bare "Server Error (500)": 403/404 use the 403.html/404.html templates
+handler500 = "workbench.errors.server_error"

@@ -16,11 +16,9 @@ from jobs.selectors import job_status
 
 
 class JobDetailApi(APIView):
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT}, operation_id="job_detail")
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, operation_id="job_detail")
     def get(self, request: Request, job_id: uuid.UUID) -> Response:
         job = job_for(request.user, job_id)
         if job is None:
             raise exceptions.NotFound("no such job")
         return Response(job_status(job=job) | {"result": job.result})
-
-

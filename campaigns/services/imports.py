@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
 from pathlib import Path
@@ -27,7 +27,7 @@ from campaigns.selectors import campaign_taken_tags, documents_stored
 from campaigns.services.bulk import columns_of, rows_insert
 from campaigns.validation import (
     DOCNO_MAX_LENGTH,
-    TOPIC_MAX_LENGTH,
+    TOPIC_ID_CHECKS,
     CheckedRun,
     Code,
     RunReport,
@@ -47,34 +47,37 @@ class TopicImportResult:
     created: int
     updated: int
     unchanged: int
+    # the topics whose text this import replaced, each with the fields that changed, in file order
+    changed: dict[str, list[str]] = field(default_factory=dict)
+
+
+TOPIC_FIELDS = ("title", "description", "narrative")
 
 
 @transaction.atomic
 def topics_import(
     *, campaign: Campaign, path: PathLike, fmt: str = "auto", progress: ProgressCallback | None = None
 ) -> TopicImportResult:
-    """Add the file's topics to the campaign and update changed texts; topics are never removed
-    (runs and judgments refer to them)."""
+    """Add the file's topics to the campaign and update changed texts, which the result lists;
+    topics are never removed (runs and judgments refer to them). Topic ids must be plain tokens
+    (:data:`~campaigns.validation.TOPIC_ID_CHECKS`): refused with file:line otherwise."""
     progress = progress or quiet_progress
     try:
         topics = read_topics(path, fmt)
     except FormatError as exc:
         raise ImportRefused(str(exc)) from exc
     problems = [
-        f"{path}: topic id '{t.number[:60]}' is longer than {TOPIC_MAX_LENGTH} characters"
+        f"{path}:{t.line}: {problem}"
+        for check in TOPIC_ID_CHECKS
         for t in topics
-        if len(t.number) > TOPIC_MAX_LENGTH
-    ] + [
-        # run files split on whitespace: no run could ever name this topic
-        f"{path}: topic id '{t.number[:60]}' contains whitespace"
-        for t in topics
-        if any(c.isspace() for c in t.number)
+        if (problem := check(t.number)) is not None
     ]
     if problems:
         raise ImportRefused(problems)
     existing = {t.number: t for t in Topic.objects.filter(campaign=campaign)}
     created: list[Topic] = []
     updated: list[Topic] = []
+    changed: dict[str, list[str]] = {}
     for t in topics:
         old = existing.get(t.number)
         if old is None:
@@ -87,13 +90,17 @@ def topics_import(
                     narrative=t.narrative,
                 )
             )
-        elif (old.title, old.description, old.narrative) != (t.title, t.description, t.narrative):
-            old.title, old.description, old.narrative = t.title, t.description, t.narrative
+            continue
+        fields = [f for f in TOPIC_FIELDS if getattr(old, f) != getattr(t, f)]
+        if fields:
+            for f in fields:
+                setattr(old, f, getattr(t, f))
             updated.append(old)
+            changed[t.number] = fields
     Topic.objects.bulk_create(created)
-    Topic.objects.bulk_update(updated, ["title", "description", "narrative"])
+    Topic.objects.bulk_update(updated, list(TOPIC_FIELDS))
     progress("importing topics", len(topics), len(topics))
-    return TopicImportResult(len(created), len(updated), len(topics) - len(created) - len(updated))
+    return TopicImportResult(len(created), len(updated), len(topics) - len(created) - len(updated), changed)
 
 
 # --------------------------------------------------------------------------------------------- runs
@@ -364,7 +371,8 @@ def documents_import(
 ) -> DocumentImportResult:
     """Store the documents assessors will read: only the ``needed`` docnos (what the pools hold)
     when given, else every document. Documents already stored are kept as they are; a document
-    without text is not stored but reported, so a later file can supply it."""
+    without text is not stored but reported, so a later file can supply it. Progress counts the
+    documents read, of an estimate (from the bytes read) of how many the files hold."""
     progress = progress or quiet_progress
     wanted = None if needed is None else set(needed)
     existing = documents_stored(campaign=campaign, docnos=wanted)
@@ -374,11 +382,18 @@ def documents_import(
     duplicates: list[str] = []
     without_text: list[str] = []
     batch: list[Document] = []
-    stored = already = not_needed = 0
+    stored = already = not_needed = read = 0
+
+    def counted(at: int) -> None:
+        # documents read of the documents the files hold, estimated from how far into them we are
+        estimate = read * total // at if at else read
+        progress("importing documents", read, max(read, estimate))
+
     for path, size in zip(paths, sizes, strict=True):
         reader = DocumentReader(path, fmt)
         try:
             for doc in reader:
+                read += 1
                 if wanted is not None and doc.docno not in wanted:
                     not_needed += 1
                     continue
@@ -399,11 +414,12 @@ def documents_import(
                 if len(batch) >= DOCUMENT_BATCH:
                     stored += len(Document.objects.bulk_create(batch))
                     batch = []
-                    progress("importing documents", before + min(reader.position, size), total)
+                    counted(before + min(reader.position, size))
         except FormatError as exc:
             raise ImportRefused(str(exc)) from exc
         before += size
-        progress("importing documents", before, total)
+        counted(before)
+    progress("importing documents", read, read)
     stored += len(Document.objects.bulk_create(batch))
     not_found = sorted(wanted - seen - existing) if wanted is not None else []
     return DocumentImportResult(stored, already, not_needed, duplicates, without_text, not_found)

@@ -2,7 +2,7 @@
 
 - :mod:`~judging.agreement.tables`: statistics of one confusion matrix or rating-count matrix
   (Cohen's and weighted κ with SEs, pooled κ / Scott's π, Gwet's AC1, Krippendorff's α,
-  Fleiss' κ, Voorhees overlap);
+  Fleiss' κ, Voorhees overlap, and κ / pooled κ / AC1 of the labels binarized at the threshold);
 - :mod:`~judging.agreement.labels`: assessors' (topic, docno, grade) labels and their alignment;
 - :mod:`~judging.agreement.report`: per pair and per group, per topic, the three pooled readings
   and the topic bootstrap;
@@ -22,6 +22,7 @@ from judging.agreement.labels import (
     labels_to_qrels,
 )
 from judging.agreement.report import (
+    BINARY_STATISTICS,
     GROUP_STATISTICS,
     KAPPA_STATISTICS,
     PAIR_STATISTICS,
@@ -38,11 +39,13 @@ from judging.agreement.report import (
 from judging.agreement.summary import AgreementReport, BootstrapSettings, agreement_report, report_as_dict
 from judging.agreement.systems import DEFAULT_MEASURES, SystemCorrelation, SystemRankings, system_rankings
 from judging.agreement.tables import (
+    Binary,
     Confusion,
     Kappa,
     Overlap,
     TableAgreement,
     agreement_weights,
+    binary_agreement,
     cohen_kappa,
     confusion_matrix,
     fleiss_kappa,
@@ -57,12 +60,14 @@ from judging.agreement.tables import (
 )
 
 __all__ = [
+    "BINARY_STATISTICS",
     "DEFAULT_MEASURES",
     "GROUP_STATISTICS",
     "KAPPA_STATISTICS",
     "PAIR_STATISTICS",
     "READINGS",
     "AgreementReport",
+    "Binary",
     "BootstrapSettings",
     "Confusion",
     "GroupReport",
@@ -83,6 +88,7 @@ __all__ = [
     "align",
     "as_labels",
     "assessor_pairs",
+    "binary_agreement",
     "cohen_kappa",
     "confusion_matrix",
     "fleiss_kappa",

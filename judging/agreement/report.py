@@ -29,6 +29,7 @@ from judging.agreement.tables import (
     TableAgreement,
     _ac1_parts,
     _alpha,
+    _binarized,
     _cohen_parts,
     _coincidence,
     _corrected,
@@ -43,7 +44,9 @@ from judging.agreement.tables import (
 
 READINGS = ("concatenated", "de_vries", "mean_per_topic")
 KAPPA_STATISTICS = ("cohen", "linear", "quadratic", "pooled", "ac1")
-PAIR_STATISTICS = ("p_o", *KAPPA_STATISTICS, "alpha_nominal", "alpha_ordinal", "overlap")
+# κ, pooled κ and AC1 of the labels binarized at the threshold (relevant = grade ≥ threshold)
+BINARY_STATISTICS = ("binary_cohen", "binary_pooled", "binary_ac1")
+PAIR_STATISTICS = ("p_o", *KAPPA_STATISTICS, "alpha_nominal", "alpha_ordinal", "overlap", *BINARY_STATISTICS)
 GROUP_STATISTICS = ("fleiss", "alpha_nominal", "alpha_ordinal")
 _BATCH = 2_000_000  # resample × topic cells drawn at once
 
@@ -70,7 +73,8 @@ class Pooled:
 class PairReport:
     """Two assessors on the items both judged. ``overall`` is the concatenated table with its
     asymptotic SEs; ``pooled`` maps each of :data:`PAIR_STATISTICS` to its three readings
-    (for ``overlap``: concatenated = micro, mean_per_topic = macro)."""
+    (for ``overlap``: concatenated = micro, mean_per_topic = macro; ``binary_*``: the statistic
+    of the tables binarized at the threshold, :class:`~judging.agreement.tables.Binary`)."""
 
     a: str
     b: str
@@ -129,12 +133,17 @@ def _pair_values(
         parts[name] = (p_o, p_e)
     parts["pooled"] = _scott_parts(tables)
     parts["ac1"] = _ac1_parts(tables)
+    relevant = np.asarray(labels, dtype=np.int64) >= threshold
+    two = _binarized(tables, relevant)
+    parts["binary_cohen"] = _cohen_parts(two, agreement_weights(2, "none"))[:2]
+    parts["binary_pooled"] = _scott_parts(two)
+    parts["binary_ac1"] = _ac1_parts(two)
     values = {name: _corrected(*pe) for name, pe in parts.items()}
     values["p_o"] = parts["cohen"][0]
     coincidence = tables + np.swapaxes(tables, -1, -2)
     values["alpha_nominal"] = _alpha(coincidence, "nominal")
     values["alpha_ordinal"] = _alpha(coincidence, "ordinal")
-    inter, union = _overlap_counts(tables, np.asarray(labels, dtype=np.int64) >= threshold)
+    inter, union = _overlap_counts(tables, relevant)
     values["overlap"] = _ratio(inter, union)
     return values, parts
 
@@ -277,8 +286,9 @@ def pair_agreement(
 
     Labels are the sorted union of both assessors' grades on those items, or ``scale``. Per-topic
     tables cover the topics with at least one shared item; items judged by only one of the two are
-    excluded (and counted). Overlap: relevant = grade ≥ ``threshold``. With ``resamples`` > 0, every
-    pooled reading gets a percentile CI from resampling those topics (``rng`` required).
+    excluded (and counted). Overlap and the binarized statistics: relevant = grade ≥ ``threshold``.
+    With ``resamples`` > 0, every pooled reading gets a percentile CI from resampling those topics
+    (``rng`` required).
     """
     ia, ib = ratings.index(a), ratings.index(b)
     shared = ratings.judged[:, ia] & ratings.judged[:, ib]

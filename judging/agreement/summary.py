@@ -20,7 +20,7 @@ from judging.agreement.report import (
     pair_agreement,
 )
 from judging.agreement.systems import DEFAULT_MEASURES, SystemRankings, system_rankings
-from judging.agreement.tables import Kappa, TableAgreement
+from judging.agreement.tables import Binary, Kappa, TableAgreement
 from trec.qrels import Qrels
 from trec.runs import RankedRun
 
@@ -133,8 +133,23 @@ def kappa_dict(k: Kappa) -> dict[str, float | None]:
     return {name: _num(v) for name, v in k._asdict().items()}
 
 
+def binary_dict(b: Binary) -> dict[str, Any]:
+    """The binarized block: ``matrix`` rows a, columns b, index 0 = grade < threshold, 1 = ≥ threshold."""
+    return {
+        "threshold": b.threshold,
+        "labels": [f"< {b.threshold}", f">= {b.threshold}"],
+        "matrix": np.asarray(b.counts, dtype=np.int64).tolist(),
+        "items": b.n,
+        "p_o": _num(b.p_o),
+        "cohen": kappa_dict(b.cohen),
+        "pooled": kappa_dict(b.pooled),
+        "ac1": kappa_dict(b.ac1),
+    }
+
+
 def table_dict(t: TableAgreement) -> dict[str, Any]:
-    """One table's statistics; ``matrix`` rows are assessor a, columns b, in ``labels`` order."""
+    """One table's statistics; ``matrix`` rows are assessor a, columns b, in ``labels`` order;
+    ``binary``: the same table binarized at the report's threshold (:func:`binary_dict`)."""
     return {
         "labels": list(t.labels),
         "matrix": np.asarray(t.counts, dtype=np.int64).tolist(),
@@ -152,6 +167,7 @@ def table_dict(t: TableAgreement) -> dict[str, Any]:
             "union": t.overlap.union,
             "value": _num(t.overlap.value),
         },
+        "binary": binary_dict(t.binary),
     }
 
 

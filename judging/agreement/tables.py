@@ -53,6 +53,22 @@ class Overlap(NamedTuple):
     value: float
 
 
+class Binary(NamedTuple):
+    """The graded table collapsed at ``threshold`` (relevant = grade ≥ threshold), as TREC reports κ.
+
+    ``counts`` is 2 × 2: index 0 = not relevant (grade < threshold), 1 = relevant; rows assessor A.
+    κ (with its SE and CI), pooled κ and AC1 are those of that table (:func:`binary_agreement`).
+    """
+
+    threshold: int
+    counts: np.ndarray
+    n: int
+    p_o: float
+    cohen: Kappa
+    pooled: Kappa
+    ac1: Kappa
+
+
 class TableAgreement(NamedTuple):
     """Every two-assessor statistic of one confusion matrix (see :func:`table_agreement`)."""
 
@@ -68,6 +84,7 @@ class TableAgreement(NamedTuple):
     alpha_nominal: float
     alpha_ordinal: float
     overlap: Overlap
+    binary: Binary
 
 
 # --------------------------------------------------------------------------- building tables
@@ -247,6 +264,17 @@ def _overlap_counts(tables: np.ndarray, relevant: np.ndarray) -> tuple[np.ndarra
     return inter, t.sum(axis=(-2, -1)) - neither
 
 
+def _binarized(tables: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """k × q × q tables summed into k × 2 × 2 ones: index 0 not relevant, 1 relevant."""
+    t = np.asarray(tables)
+    side = relevant.astype(np.int64)
+    out = np.zeros((*t.shape[:-2], 2, 2), dtype=t.dtype)
+    for i in (0, 1):
+        for j in (0, 1):
+            out[..., i, j] = t[..., side == i, :][..., :, side == j].sum(axis=(-2, -1))
+    return out
+
+
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
@@ -370,6 +398,36 @@ def overlap(
     return Overlap(int(inter), int(union), float(_ratio(inter, union)))
 
 
+def binary_agreement(
+    table: np.ndarray | Sequence[Sequence[int]],
+    labels: Sequence[int],
+    threshold: int = 1,
+    *,
+    confidence: float = 0.95,
+) -> Binary:
+    """Cohen's κ (with SE and CI), pooled κ and AC1 of the labels binarized at ``threshold``.
+
+    Relevant = grade ≥ ``threshold``: the q × q table is summed into the 2 × 2 table of
+    (A relevant?, B relevant?), and :func:`cohen_kappa`, :func:`pooled_kappa` and :func:`gwet_ac1`
+    are taken of it (AC1 with q = 2). TREC's assessor studies report this binary κ. When one
+    side of the threshold is empty for both assessors, κ and pooled κ are NaN (P_e = 1).
+    """
+    t = np.asarray(_table(table), dtype=np.int64)
+    relevant = np.asarray(labels, dtype=np.int64) >= threshold
+    if len(relevant) != t.shape[0]:
+        raise ValueError("one label per row of the table")
+    two = _binarized(t, relevant)
+    return Binary(
+        threshold=int(threshold),
+        counts=two,
+        n=int(two.sum()),
+        p_o=float(_scott_parts(two.astype(np.float64))[0]),
+        cohen=cohen_kappa(two, confidence=confidence),
+        pooled=pooled_kappa(two),
+        ac1=gwet_ac1(two),
+    )
+
+
 def table_agreement(
     table: np.ndarray | Sequence[Sequence[int]],
     labels: Sequence[int] | None = None,
@@ -377,7 +435,10 @@ def table_agreement(
     threshold: int = 1,
     confidence: float = 0.95,
 ) -> TableAgreement:
-    """All two-assessor statistics of one table; ``labels`` default to 0..q−1 (rows = assessor A)."""
+    """All two-assessor statistics of one table; ``labels`` default to 0..q−1 (rows = assessor A).
+
+    ``threshold`` (relevant = grade ≥ threshold) sets the overlap and the binarized block
+    (:func:`binary_agreement`)."""
     t = _table(table)
     cats = tuple(range(t.shape[0])) if labels is None else tuple(int(x) for x in labels)
     return table_agreements(t[None], cats, threshold=threshold, confidence=confidence)[0]
@@ -398,11 +459,15 @@ def table_agreements(
     cols = {kind: _cohen_parts(t, agreement_weights(len(cats), kind)) for kind in WEIGHTS}
     scott, ac1 = _scott_parts(t), _ac1_parts(t)
     nominal, ordinal = (_alpha(t + np.swapaxes(t, -1, -2), level) for level in LEVELS)
-    inter, union = _overlap_counts(t, np.asarray(cats, dtype=np.int64) >= threshold)
+    relevant = np.asarray(cats, dtype=np.int64) >= threshold
+    inter, union = _overlap_counts(t, relevant)
     ratio = _ratio(inter, union)
+    two = _binarized(t, relevant)
+    binary_cols = _cohen_parts(two, agreement_weights(2, "none"))
+    binary_scott, binary_ac1 = _scott_parts(two), _ac1_parts(two)
 
-    def cohen(kind: str, i: int) -> Kappa:
-        p_o, p_e, var = (float(x[i]) for x in cols[kind])
+    def cohen_of(parts: tuple[np.ndarray, np.ndarray, np.ndarray], i: int) -> Kappa:
+        p_o, p_e, var = (float(x[i]) for x in parts)
         value = float(_corrected(np.asarray(p_o), np.asarray(p_e)))
         se = float(np.sqrt(var)) if np.isfinite(value) else float("nan")
         return Kappa(value, p_o, p_e, se, value - z * se, value + z * se)
@@ -417,14 +482,23 @@ def table_agreements(
             counts=t[i],
             n=int(n[i]),
             p_o=float(cols["none"][0][i]),
-            cohen=cohen("none", i),
-            linear=cohen("linear", i),
-            quadratic=cohen("quadratic", i),
+            cohen=cohen_of(cols["none"], i),
+            linear=cohen_of(cols["linear"], i),
+            quadratic=cohen_of(cols["quadratic"], i),
             pooled=plain(scott, i),
             ac1=plain(ac1, i),
             alpha_nominal=float(nominal[i]),
             alpha_ordinal=float(ordinal[i]),
             overlap=Overlap(int(inter[i]), int(union[i]), float(ratio[i])),
+            binary=Binary(
+                threshold=int(threshold),
+                counts=two[i],
+                n=int(n[i]),
+                p_o=float(binary_cols[0][i]),
+                cohen=cohen_of(binary_cols, i),
+                pooled=plain(binary_scott, i),
+                ac1=plain(binary_ac1, i),
+            ),
         )
         for i in range(len(t))
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from campaigns.inputs import DB_INTEGER_MAX
 from campaigns.validation import DOCNO_MAX_LENGTH
 
 COMMENT_MAX = 10_000
@@ -24,4 +25,10 @@ class JudgmentInput(serializers.Serializer):
     comment = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=COMMENT_MAX, trim_whitespace=False
     )
-    active_ms = serializers.IntegerField(required=False, min_value=0, default=0)
+    active_ms = serializers.IntegerField(required=False, min_value=0, max_value=DB_INTEGER_MAX, default=0)
+
+
+class GuidelinesInput(serializers.Serializer):
+    """``campaign_guidelines_set``'s argument: the guidelines as plain text ("" removes them)."""
+
+    guidelines = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=50_000)

@@ -7,9 +7,12 @@ document for its own sake, and what the systems or colleagues thought would bias
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import threading
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any
 
+import snowballstemmer
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -31,19 +34,20 @@ _STOPWORD_TEXT = """
     what when where which while who whom why will with would you your yours"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_SUFFIXES = ("ings", "ing", "ies", "es", "ed", "s")
+# Snowball's stemmers keep state while they work: one per thread (the server answers in threads)
+_stemmers = threading.local()
 
 
 def _stem(word: str) -> str:
-    """A light suffix strip so 'pooling' also marks 'pool' and 'pools' (the client matches prefixes)."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+    """The English Snowball (Porter 2) stem: 'battery' and 'batteries' are both 'batteri'."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 def topic_terms(title: str) -> list[str]:
-    """The title's words worth highlighting, lowercased and stemmed, stopwords and 1-letter words left out."""
+    """The title's words worth highlighting as Snowball stems, stopwords and 1-letter words left out."""
     out: list[str] = []
     for word in _WORD.findall(title.lower()):
         if len(word) < 2 or word in STOPWORDS:
@@ -52,6 +56,16 @@ def topic_terms(title: str) -> list[str]:
         if stem not in out:
             out.append(stem)
     return out
+
+
+def marked_words(text: str, terms: list[str]) -> list[str]:
+    """The distinct words of ``text`` (lowercased) that are a form of one of the stems ``terms``,
+    longest first: the client marks exactly these words, so 'battery' marks 'batteries' too."""
+    wanted = set(terms)
+    if not wanted:
+        return []
+    found = {w for w in set(_WORD.findall(text.lower())) if len(w) >= 2 and _stem(w) in wanted}
+    return sorted(found, key=lambda w: (-len(w), w))
 
 
 # ---------------------------------------------------------------------------------- assignments
@@ -64,6 +78,10 @@ class AssignmentRow:
     assignment: Assignment
     judged: int
     total: int
+    # the assessor's assignments of this topic (several pools may deal it), and which one this is:
+    # told apart by number, never by the pool's name (it may name runs)
+    part: int = 1
+    parts: int = 1
 
     @property
     def percent(self) -> int:
@@ -117,7 +135,13 @@ def assessor_assignments(*, user: AnyUser) -> list[AssignmentRow]:
         total = _queue_total(a, n_items, a.pool.sizes) if a.order == Assignment.Order.QUEUE else n_items
         out.append(AssignmentRow(a, n_judged, total))
     out.sort(key=lambda r: (r.assignment.campaign.slug, r.assignment.topic.number.encode(), r.assignment.pk))
-    return out
+    parts = Counter(r.assignment.topic_id for r in out)
+    seen: Counter[int] = Counter()
+    numbered = []
+    for r in out:
+        seen[r.assignment.topic_id] += 1
+        numbered.append(replace(r, part=seen[r.assignment.topic_id], parts=parts[r.assignment.topic_id]))
+    return numbered
 
 
 def assessor_assignment(*, user: AnyUser, pk: int) -> Assignment:
@@ -213,7 +237,11 @@ def assignment_state(*, assignment: Assignment, grades: list[Grade]) -> dict[str
     progress = assignment_progress(assignment=assignment)
     return {
         "assignment": assignment.pk,
-        "campaign": {"slug": assignment.campaign.slug, "name": assignment.campaign.name},
+        "campaign": {
+            "slug": assignment.campaign.slug,
+            "name": assignment.campaign.name,
+            "guidelines": assignment.campaign.guidelines,
+        },
         "queue": assignment.order == Assignment.Order.QUEUE,
         "done": progress.done,
         "topic": {
@@ -268,14 +296,27 @@ def item_document(*, assignment: Assignment, item: AssignmentItem) -> dict[str, 
     judgment = Judgment.objects.filter(
         assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno
     ).first()
+    title, text = (document.title, document.text) if document else ("", "")
     return item_json(item, judgment) | {
-        "title": document.title if document else "",
-        "text": document.text if document else "",
+        "title": title,
+        "text": text,
         "stored": document is not None,
+        "marks": marked_words(f"{title}\n{text}", topic_terms(assignment.topic.title)),
     }
 
 
 # ------------------------------------------------------------------------------------- the page
+
+
+def next_assignment(*, assignment: Assignment, rows: list[AssignmentRow]) -> AssignmentRow | None:
+    """Where the assessor goes at the end of ``assignment``: the next of their assignments ``rows``
+    (:func:`assessor_assignments`) that still has documents to judge, wrapping round to earlier
+    ones; None when none has."""
+    at = next((i for i, r in enumerate(rows) if r.assignment.pk == assignment.pk), -1)
+    for row in rows[at + 1 :] + rows[: max(at, 0)]:
+        if row.judged < row.total:
+            return row
+    return None
 
 
 def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[str, Any]:
@@ -295,8 +336,12 @@ def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[s
         item = assignment_item(assignment=assignment, position=items[index]["position"])
         current = item_document(assignment=assignment, item=item)
     state["index"] = index
+    state["marks"] = current["marks"] if current else []
     judged, total = state["progress"]["judged"], state["progress"]["total"]
+    rows = assessor_assignments(user=assignment.assessor)
     return {
+        "next_assignment": next_assignment(assignment=assignment, rows=rows),
+        "this_assignment": next((r for r in rows if r.assignment.pk == assignment.pk), None),
         "assignment": assignment,
         "campaign": assignment.campaign,
         "topic": assignment.topic,

@@ -9,6 +9,7 @@ page_patterns: list[URLPattern] = [
     path("assignments/<int:pk>/", views.assess, name="assess"),
     path("assignments/<int:pk>/judge/", views.assess_judge, name="assess_judge"),
     path("assignments/<int:pk>/next/", views.assess_next, name="assess_next"),
+    path("campaigns/<slug:slug>/guidelines/", views.guidelines, name="guidelines"),
 ]
 api_patterns: list[URLPattern] = [
     path("assignments/<int:pk>/", apis.AssignmentStateApi.as_view(), name="assess_state"),

@@ -16,15 +16,18 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.errors import CampaignDataError
 from campaigns.inputs import validated
-from campaigns.views import access_as_http
-from judging.assess.inputs import JudgmentInput
+from campaigns.models import Campaign
+from campaigns.views import access_as_http, organizer_page
+from judging.assess.inputs import GuidelinesInput, JudgmentInput
 from judging.assess.selectors import assessor_assignment, assessor_assignments, judging_page
 from judging.models import Assignment
+from judging.reports.selectors import adjudication_links
 from judging.services import assignment_deal, judgment_save
+from judging.services.guidelines import campaign_guidelines_set
 
 View = Callable[..., HttpResponseBase]
 
@@ -73,7 +76,11 @@ def _urls(assignment: Assignment) -> dict[str, str]:
 @login_required
 @require_GET
 def assess_home(request: HttpRequest) -> HttpResponse:
-    return render(request, "judging/assess_home.html", {"rows": assessor_assignments(user=request.user)})
+    context = {
+        "rows": assessor_assignments(user=request.user),
+        "adjudications": adjudication_links(user=request.user),
+    }
+    return render(request, "judging/assess_home.html", context)
 
 
 @assessor_page
@@ -107,3 +114,26 @@ def assess_next(request: HttpRequest, assignment: Assignment) -> HttpResponseBas
         messages.error(request, "; ".join(exc.problems))
         return redirect(_page(assignment))
     return redirect(_page(assignment, answer.following.position if answer.following else None))
+
+
+# ---------------------------------------------------------------------------- the organizer's
+
+
+@organizer_page
+@require_http_methods(["GET", "POST"])
+def guidelines(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    """The campaign's assessor guidelines, which the judging page shows beside the topic."""
+    errors: list[str] = []
+    text = campaign.guidelines
+    if request.method == "POST":
+        text = request.POST.get("guidelines", "")
+        try:
+            data = validated(GuidelinesInput(data=request.POST))
+            campaign_guidelines_set(campaign=campaign, **data)
+        except CampaignDataError as exc:
+            errors = exc.problems
+        else:
+            messages.success(request, "guidelines saved")
+            return redirect("judging:guidelines", slug=campaign.slug)
+    context = {"campaign": campaign, "guidelines": text, "errors": errors}
+    return render(request, "judging/assess_guidelines.html", context, status=400 if errors else 200)

@@ -25,11 +25,13 @@ from judging.models import Adjudication
 from judging.reports.downloads import export_download
 from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
 from judging.reports.selectors import (
+    LABELS_HIDDEN,
     READERS,
     AdjudicationRow,
     adjudication_queue,
     agreement_result,
     campaign_agreement,
+    final_labels_hidden,
 )
 from judging.services import adjudication_decide, agreement_report_start
 
@@ -68,7 +70,9 @@ class AdjudicationQueueApi(CampaignApi):
         form = AdjudicationQueueInput(data=request.query_params)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        queue = adjudication_queue(campaign=campaign, show=data["show"], topic=data["topic"] or None)
+        queue = adjudication_queue(
+            campaign=campaign, show=data["show"], topic=data["topic"] or None, viewer=request.user
+        )
         return Response(
             {"open": queue.open, "decided": queue.decided, "rows": [_row_json(r) for r in queue.rows]}
         )
@@ -136,6 +140,8 @@ class ExportApi(CampaignApi):
     )
     def get(self, request: Request, slug: str, kind: str) -> HttpResponse:
         campaign = access.campaign_for(request.user, slug, *export_roles(kind))
+        if final_labels_hidden(campaign=campaign, user=request.user):
+            raise access.AccessDenied(LABELS_HIDDEN)
         form = ExportInput(data=request.query_params)
         form.is_valid(raise_exception=True)
         return export_download(campaign=campaign, kind=kind, data=form.validated_data)

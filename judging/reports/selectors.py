@@ -7,11 +7,11 @@ and the consensus rules :mod:`judging.consensus`'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from campaigns.access import Role, has_role
 from campaigns.models import Campaign, Document, Topic
@@ -21,7 +21,7 @@ from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
 from judging.consensus import Disagreement, Item, disagreements, final_labels
 from judging.errors import JudgingRefused
-from judging.models import Adjudication, Grade, Judgment
+from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment
 from pooling.models import Pool
 from pooling.selectors import campaign_pools
 from trec.progress import ProgressCallback, quiet_progress
@@ -29,6 +29,7 @@ from trec.progress import ProgressCallback, quiet_progress
 READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
 
 QUEUE_VIEWS = ("open", "decided", "all")
+LABELS_HIDDEN = "the final labels include documents you still have to judge: judge them first"
 AGREEMENT_JOB = "agreement_report"
 
 
@@ -85,6 +86,9 @@ class AdjudicationRow:
     decision: Adjudication | None
     title: str = ""  # the document's stored title and text ("" when not stored or not asked for)
     text: str = ""
+    # (username, grade or None, comment) of each vote, with :func:`with_documents`
+    ballots: tuple[tuple[str, int | None, str], ...] = ()
+    statement: Topic | None = None  # the topic, to read the document against
 
 
 @dataclass(frozen=True)
@@ -96,16 +100,60 @@ class AdjudicationQueue:
     decided: int
 
 
+def still_to_judge(*, campaign: Campaign, user: Any) -> Callable[[Item], bool]:
+    """Whether ``user`` may still have to judge a (topic, docno): an item of one of their
+    assignments they have not judged yet, or any document they have not judged of a topic where a
+    queue deals them documents one at a time (the queue may deal it next).
+
+    Nobody sees another person's label of such an item: it would bias their own judgment.
+    """
+    if not getattr(user, "is_authenticated", False):
+        return lambda item: False
+    mine = Assignment.objects.filter(campaign=campaign, assessor_id=user.pk)
+    judged = set(
+        Judgment.objects.filter(campaign=campaign, assessor_id=user.pk).values_list("topic__number", "docno")
+    )
+    listed = set(
+        AssignmentItem.objects.filter(assignment__in=mine).values_list("assignment__topic__number", "docno")
+    )
+    open_items = listed - judged
+    queued = set(mine.filter(order=Assignment.Order.QUEUE).values_list("topic__number", flat=True))
+    return lambda item: item in open_items or (item[0] in queued and item not in judged)
+
+
+def final_labels_hidden(*, campaign: Campaign, user: Any) -> bool:
+    """Whether the final labels (consensus, adjudicated, binary exports) would show ``user`` labels
+    of documents they still have to judge: an adjudicator who also assesses and is not done yet.
+    Organizers read everything of their campaign anyway."""
+    if not getattr(user, "is_authenticated", False) or has_role(user, campaign, Role.ORGANIZER):
+        return False
+    mine = Assignment.objects.filter(campaign=campaign, assessor_id=user.pk)
+    if mine.filter(order=Assignment.Order.QUEUE).exists():
+        return True  # a queue may still deal any document of its topic
+    judged = Judgment.objects.filter(
+        campaign=campaign,
+        assessor_id=user.pk,
+        topic_id=OuterRef("assignment__topic_id"),
+        docno=OuterRef("docno"),
+    )
+    return AssignmentItem.objects.filter(assignment__in=mine).exclude(Exists(judged)).exists()
+
+
 def adjudication_queue(
-    *, campaign: Campaign, show: str = "open", topic: str | None = None
+    *, campaign: Campaign, show: str = "open", topic: str | None = None, viewer: Any = None
 ) -> AdjudicationQueue:
     """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
 
     ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic.
+    ``viewer``: the person reading; the documents they still have to judge themselves
+    (:func:`still_to_judge`) are left out, and out of the counts.
     """
     if show not in QUEUE_VIEWS:
         raise JudgingRefused(f"unknown queue view '{show}' (one of {', '.join(QUEUE_VIEWS)})")
     found: list[Disagreement] = disagreements(campaign_votes(campaign=campaign))
+    if viewer is not None:
+        hidden = still_to_judge(campaign=campaign, user=viewer)
+        found = [d for d in found if not hidden((d.topic, d.docno))]
     decisions = campaign_decisions(campaign=campaign)
     decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
     shown = [
@@ -127,15 +175,54 @@ def adjudication_queue(
     return AdjudicationQueue(rows=rows, open=len(found) - decided, decided=decided)
 
 
+@dataclass(frozen=True)
+class AdjudicationLink:
+    """A campaign the user adjudicates, with the disagreements open to them."""
+
+    campaign: Campaign
+    open: int
+
+
+def adjudication_links(*, user: Any) -> list[AdjudicationLink]:
+    """The campaigns where ``user`` is an adjudicator, each with its open queue as they see it."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    campaigns = Campaign.objects.filter(
+        memberships__user_id=user.pk, memberships__role=Role.ADJUDICATOR
+    ).distinct()
+    return [
+        AdjudicationLink(c, adjudication_queue(campaign=c, viewer=user).open)
+        for c in campaigns.order_by("slug")
+    ]
+
+
 def with_documents(*, campaign: Campaign, rows: Sequence[AdjudicationRow]) -> list[AdjudicationRow]:
-    """The rows with their documents' stored title and text (for one page of the queue)."""
+    """The rows with their documents' stored title and text, each vote's comment and the topic's
+    statement (for one page of the queue)."""
     docnos = sorted({r.docno for r in rows})
     stored: dict[str, tuple[str, str]] = {}
+    comments: dict[tuple[str, str, str], str] = {}
+    topics = {
+        t.number: t for t in Topic.objects.filter(campaign=campaign, number__in={r.topic for r in rows})
+    }
     for a in range(0, len(docnos), 500):  # a bounded IN list: SQLite caps a statement's parameters
         chunk = Document.objects.filter(campaign=campaign, docno__in=docnos[a : a + 500])
         stored.update((d, (title, text)) for d, title, text in chunk.values_list("docno", "title", "text"))
+        said = Judgment.objects.filter(campaign=campaign, docno__in=docnos[a : a + 500]).exclude(comment="")
+        for topic, docno, name, comment in said.values_list(
+            "topic__number", "docno", "assessor__username", "comment"
+        ):
+            comments[topic, docno, name] = comment
     return [
-        replace(r, title=stored.get(r.docno, ("", ""))[0], text=stored.get(r.docno, ("", ""))[1])
+        replace(
+            r,
+            title=stored.get(r.docno, ("", ""))[0],
+            text=stored.get(r.docno, ("", ""))[1],
+            ballots=tuple(
+                (name, grade, comments.get((r.topic, r.docno, name), "")) for name, grade in r.votes
+            ),
+            statement=topics.get(r.topic),
+        )
         for r in rows
     ]
 
@@ -293,6 +380,9 @@ STAT_NAMES = {
     "alpha_nominal": "Krippendorff α, nominal",
     "alpha_ordinal": "Krippendorff α, ordinal",
     "overlap": "Voorhees overlap (concatenated = micro, mean per topic = macro)",
+    "binary_cohen": "binarized: Cohen κ",
+    "binary_pooled": "binarized: pooled κ",
+    "binary_ac1": "binarized: Gwet AC1",
     "fleiss": "Fleiss κ",
 }
 _OVERALL = ("cohen", "linear", "quadratic", "pooled", "ac1")
@@ -331,6 +421,22 @@ def _overall_rows(table: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append(
         {"name": f"Voorhees overlap ({ov['intersection']}/{ov['union']}, micro)", "value": ov["value"]}
     )
+    return _checked_ci(rows)
+
+
+def _binary_rows(binary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The statistics of the table binarized at the threshold (TREC's binary κ), graded rows' shape."""
+    k = binary["cohen"]
+    rows: list[dict[str, Any]] = [
+        {"name": STAT_NAMES["p_o"], "value": binary["p_o"]},
+        {"name": "Cohen κ", "value": k["value"], "se": k["se"], "ci": [k["ci_low"], k["ci_high"]]},
+        {"name": STAT_NAMES["pooled"], "value": binary["pooled"]["value"]},
+        {"name": STAT_NAMES["ac1"], "value": binary["ac1"]["value"]},
+    ]
+    return _checked_ci(rows)
+
+
+def _checked_ci(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for row in rows:
         if "ci" in row and any(x is None or not math.isfinite(x) for x in row["ci"]):
             row["ci"] = None
@@ -354,6 +460,12 @@ def agreement_result(
             for label, counts in zip(overall["labels"], overall["matrix"], strict=True)
         ]
         pair["overall_rows"] = _overall_rows(overall)
+        binary = overall["binary"]
+        pair["binary_rows"] = _binary_rows(binary)
+        pair["binary_matrix_rows"] = [
+            {"label": label, "counts": counts}
+            for label, counts in zip(binary["labels"], binary["matrix"], strict=True)
+        ]
         pair["pooled_rows"] = _pooled_rows(pair["pooled"])
         pair["topic_rows"] = [{"topic": t, **s} for t, s in pair["per_topic"].items()]
     group = data["group"]

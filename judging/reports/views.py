@@ -29,9 +29,11 @@ from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
 from judging.reports.downloads import export_download
 from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
 from judging.reports.selectors import (
+    LABELS_HIDDEN,
     READERS,
     adjudication_queue,
     agreement_jobs,
+    final_labels_hidden,
     topic_numbers_judged,
     topic_titles,
     with_documents,
@@ -55,7 +57,9 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     data: dict[str, Any] = (
         form.validated_data if form.is_valid() else {"show": "open", "topic": "", "page": 1}
     )
-    queue = adjudication_queue(campaign=campaign, show=data["show"], topic=data["topic"] or None)
+    queue = adjudication_queue(
+        campaign=campaign, show=data["show"], topic=data["topic"] or None, viewer=request.user
+    )
     page = Paginator(queue.rows, PAGE_SIZE).get_page(data["page"])
     grades = campaign_grades(campaign=campaign)
     return render(
@@ -107,18 +111,24 @@ def adjudication_decide_page(request: HttpRequest, campaign: Campaign) -> HttpRe
 @require_http_methods(["GET", "POST"])
 def agreement(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     errors: list[str] = []
+    organizer = access.has_role(request.user, campaign, access.Role.ORGANIZER)
     if request.method == "POST":
         form = AgreementInput(data=request.POST)
         if form.is_valid():
             data = form.validated_data
-            job = agreement_report_start(
-                campaign=campaign,
-                user=request.user,  # type: ignore[arg-type]
-                params=data["params"],
-                decimals=data["decimals"],
-            )
-            return redirect("jobs:job", job_id=job.id)
-        errors = form_problems(form)
+            try:
+                job = agreement_report_start(
+                    campaign=campaign,
+                    user=request.user,  # type: ignore[arg-type]
+                    params=data["params"],
+                    decimals=data["decimals"],
+                )
+            except CampaignDataError as exc:
+                errors = exc.problems
+            else:
+                return redirect("jobs:job", job_id=job.id)
+        else:
+            errors = form_problems(form)
     return render(
         request,
         "judging/report.html",
@@ -127,7 +137,9 @@ def agreement(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "errors": errors,
             "form": request.POST if request.method == "POST" else {},
             "assessors": campaign_assessors(campaign=campaign),
-            "run_count": campaign_runs(campaign=campaign).count(),
+            # run names and scores are the organizers' (an adjudicator may be a participant)
+            "is_organizer": organizer,
+            "run_count": campaign_runs(campaign=campaign).count() if organizer else 0,
             "default_measures": " ".join(DEFAULT_MEASURES),
             "jobs": agreement_jobs(campaign=campaign, user=request.user),
         },
@@ -161,6 +173,8 @@ def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 @require_GET
 def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
     campaign = page_campaign(request, slug, *export_roles(kind))
+    if final_labels_hidden(campaign=campaign, user=request.user):
+        return HttpResponse(LABELS_HIDDEN, status=403, content_type="text/plain")
     try:
         return export_download(campaign=campaign, kind=kind, data=validated(ExportInput(data=request.GET)))
     except CampaignDataError as exc:

@@ -7,7 +7,12 @@ the commands.
 from judging.errors import JudgingRefused
 from judging.services.adjudication import adjudication_decide
 from judging.services.agreement import agreement_report_start
-from judging.services.assignments import assignment_next_item, assignments_create
+from judging.services.assignments import (
+    assignment_delete,
+    assignment_next_item,
+    assignment_reassign,
+    assignments_create,
+)
 from judging.services.judgments import (
     JudgmentSaved,
     NextDocument,
@@ -24,7 +29,9 @@ __all__ = [
     "adjudication_decide",
     "agreement_report_start",
     "assignment_deal",
+    "assignment_delete",
     "assignment_next_item",
+    "assignment_reassign",
     "assignments_create",
     "grade_check",
     "judgment_record",

@@ -9,6 +9,7 @@ from campaigns.access import Role, has_role
 from campaigns.models import Campaign, Topic
 from judging.errors import JudgingRefused
 from judging.models import Adjudication, Judgment
+from judging.reports.selectors import still_to_judge
 from judging.services.scale import grade_check
 
 
@@ -27,6 +28,8 @@ def adjudication_decide(
         raise JudgingRefused(f"campaign '{campaign.slug}' has no topic '{topic}'")
     if not Judgment.objects.filter(topic=found, docno=docno).exists():
         raise JudgingRefused(f"nobody judged '{docno}' for topic {topic}")
+    if still_to_judge(campaign=campaign, user=adjudicator)((topic, docno)):
+        raise JudgingRefused(f"you still have to judge '{docno}' for topic {topic} yourself: judge it first")
     grade_check(campaign=campaign, grade=grade, cant_judge=False)
     decision, _ = Adjudication.objects.update_or_create(
         topic=found,

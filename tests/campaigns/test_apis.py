@@ -62,7 +62,7 @@ def test_creating_a_campaign_without_the_permission_is_403_on_both(assessor: Any
     assert web.post(reverse("campaigns:campaigns"), {"slug": "mine"}).status_code == 403
     refused = api.post("/api/campaigns/create/", {"slug": "mine"}, format="json")
     assert refused.status_code == 403
-    assert refused.data["detail"] == "creating campaigns needs the organizer permission"
+    assert refused.data == {"errors": ["creating campaigns needs the organizer permission"]}
     assert not Campaign.objects.filter(slug="mine").exists()
 
 

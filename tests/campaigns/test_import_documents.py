@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+import campaigns.services.imports
 from campaigns.errors import ImportRefused
 from campaigns.models import Campaign, Document
 from campaigns.selectors import documents_missing
@@ -134,3 +135,22 @@ def test_import_documents_command_exits_2_on_a_malformed_file(tmp_path: Path) ->
     assert exc.value.returncode == 2
     assert f"{tmp_path / 'bad.trec'}:1: <DOC> without a <DOCNO>" in err.getvalue()
     assert not Campaign.objects.filter(slug="new").exists()
+
+
+def test_progress_counts_documents_not_bytes(
+    tmp_path: Path, campaign: Campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(campaigns.services.imports, "DOCUMENT_BATCH", 1)
+    (tmp_path / "la.sgml").write_text(SGML)
+    (tmp_path / "more.tsv").write_text("T-1\tone\nT-2\ttwo\n")
+    calls: list[tuple[str, int, int]] = []
+    documents_import(
+        campaign=campaign,
+        paths=[tmp_path / "la.sgml", tmp_path / "more.tsv"],
+        progress=lambda phase, done, total: calls.append((phase, done, total)),
+    )
+    assert {phase for phase, _, _ in calls} == {"importing documents"}
+    done = [d for _, d, _ in calls]
+    assert done == sorted(done) and set(done) <= {1, 2, 3, 4, 5}
+    assert calls[-1] == ("importing documents", 5, 5)  # 5 documents read (LA-3, without text, too)
+    assert all(d <= t for _, d, t in calls)

@@ -150,3 +150,37 @@ def test_a_refused_import_with_create_leaves_no_campaign_behind(tmp_path: Path) 
     assert exc.value.returncode == 2
     assert f"{tmp_path / 'bad.tsv'}:1: expected 'qid<TAB>title'" in err.getvalue()
     assert not Campaign.objects.filter(slug="fresh").exists()
+
+
+def test_topic_ids_that_are_not_plain_tokens_are_refused_with_file_and_line(
+    tmp_path: Path, campaign: Campaign
+) -> None:
+    (tmp_path / "t.tsv").write_text(
+        "051\tok\n../../etc\tpath\n# note\n<b>\tmarkup\n..\tdots\nq.1_a-2\tfine\n"
+    )
+    with pytest.raises(ImportRefused) as exc:
+        topics_import(campaign=campaign, path=tmp_path / "t.tsv")
+    rule = "is not a plain token (letters, digits, '.', '_' and '-' only)"
+    assert exc.value.problems == [
+        f"{tmp_path / 't.tsv'}:2: topic id '../../etc' {rule}",
+        f"{tmp_path / 't.tsv'}:4: topic id '<b>' {rule}",
+        f"{tmp_path / 't.tsv'}:5: topic id '..' {rule}",
+    ]
+    assert stored(campaign) == []
+
+
+def test_a_refused_topic_id_in_a_trec_file_names_the_line_of_its_block(
+    tmp_path: Path, campaign: Campaign
+) -> None:
+    (tmp_path / "t.trec").write_text(TREC_TOPICS.replace("Number: 52", "Number: 5/2"))
+    with pytest.raises(ImportRefused) as exc:
+        topics_import(campaign=campaign, path=tmp_path / "t.trec")
+    assert exc.value.problems[0].startswith(f"{tmp_path / 't.trec'}:10: topic id '5/2' is not a plain token")
+
+
+def test_a_second_import_lists_the_topics_whose_text_it_replaced(tmp_path: Path, campaign: Campaign) -> None:
+    (tmp_path / "a.tsv").write_text("1\tfirst\n2\tsecond\tabout two\n3\tthird\n")
+    (tmp_path / "b.tsv").write_text("3\tthird, revised\n2\tsecond\tabout 2\n1\tfirst\n")
+    assert topics_import(campaign=campaign, path=tmp_path / "a.tsv").changed == {}
+    result = topics_import(campaign=campaign, path=tmp_path / "b.tsv")
+    assert result.changed == {"3": ["title"], "2": ["description"]}

@@ -40,7 +40,12 @@ def test_import_topics_then_runs_through_the_page(web: Client, campaign: Campaig
     job = follow_job(
         web, web.post(url, {"what": "topics", "format": "auto", "files": upload(demo_dir() / "topics.txt")})
     )
-    assert job.status == Job.Status.DONE and job.result == {"created": 5, "updated": 0, "unchanged": 0}
+    assert job.status == Job.Status.DONE and job.result == {
+        "created": 5,
+        "updated": 0,
+        "unchanged": 0,
+        "changed": [],
+    }
     files = [upload(p) for p in demo_run_paths()]
     job = follow_job(
         web, web.post(url, {"what": "runs", "group": "uni", "validate_only": "false", "files": files})
@@ -101,3 +106,23 @@ def test_an_import_form_without_files_is_refused_on_the_page(web: Client, campai
     assert response.status_code == 200
     assert "files" in response.content.decode()
     assert not Job.objects.exists()
+
+
+def test_reimporting_topics_lists_the_replaced_texts_on_the_job_page(web: Client, campaign: Campaign) -> None:
+    url = reverse("campaigns:import", args=[campaign.slug])
+
+    def send(name: str, text: bytes) -> Job:
+        return follow_job(web, web.post(url, {"what": "topics", "files": SimpleUploadedFile(name, text)}))
+
+    send("a.tsv", b"1\tfirst\n2\tsecond\n")
+    job = send("b.tsv", b"1\tfirst\n2\tsecond, revised\tnow with a description\n")
+    assert job.result == {
+        "created": 0,
+        "updated": 1,
+        "unchanged": 1,
+        "changed": [{"topic": "2", "fields": ["title", "description"], "file": "b.tsv"}],
+    }
+    page = web.get(reverse("jobs:job", args=[job.id])).content.decode()
+    assert "The text of 1 topic(s) already in the campaign was replaced" in page
+    assert "<li>2: title, description (from b.tsv)</li>" in page
+    assert Topic.objects.get(campaign=campaign, number="2").title == "second, revised"

@@ -274,7 +274,7 @@ def test_export_qrels_command_exits_2_with_the_reason(
 
 
 def test_csv_cells_never_start_a_spreadsheet_formula() -> None:
-    from judging.exports import spreadsheet_safe
+    from trec.csvout import neutralise as spreadsheet_safe
 
     # OWASP CSV injection: = + - @ and tab/CR lead a formula in Excel and LibreOffice
     assert spreadsheet_safe('=HYPERLINK("http://evil.example")') == '\'=HYPERLINK("http://evil.example")'

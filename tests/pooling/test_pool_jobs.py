@@ -8,7 +8,7 @@ import pytest
 
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign, QrelsSet
-from campaigns.services import campaign_create, qrels_set_import
+from campaigns.services import campaign_create, qrels_set_import, topics_import
 from jobs.models import Job
 from pooling.inputs import DiagnosticsInput
 from pooling.models import Pool
@@ -48,7 +48,9 @@ def test_diagnostics_default_to_judged_at_10_and_the_default_measures(
 
 def test_diagnostics_refuse_judgments_the_campaign_does_not_hold(loaded: Campaign, organizer: Any) -> None:
     pool = pool_build(campaign=loaded, name="d2", spec=PoolSpec("depth", depth=2))
-    elsewhere = qrels_set_import(campaign=campaign_create(slug="other"), path=demo_dir() / "qrels.txt")
+    other = campaign_create(slug="other")
+    topics_import(campaign=other, path=demo_dir() / "topics.txt")  # judgments need their topics
+    elsewhere = qrels_set_import(campaign=other, path=demo_dir() / "qrels.txt")
     for qrels_set in (elsewhere.pk, elsewhere.pk + 1):
         with pytest.raises(CampaignDataError) as refused:
             pool_diagnostics_enqueue(pool=pool, user=organizer, qrels_set=qrels_set)

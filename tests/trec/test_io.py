@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import gc
+import gzip
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pytest
 
 import trec.io
 from tests.trec.conftest import WriteFile
 from trec import FormatError, read_qrels, read_run
-from trec.io import iter_blocks
+from trec.io import expanded_size, iter_blocks
 
 # 180 lines, topics out of order, scores with ties
 RUN_TEXT = "".join(f"{q} Q0 doc{i:03d} {i} {i * 37 % 11}.{i % 7} tag\n" for q in (3, 1, 2) for i in range(60))
@@ -87,3 +91,49 @@ def test_a_missing_file_is_a_format_error_for_the_whole_file(tmp_path) -> None:
         read_run(path)
     assert info.value.line == 0
     assert str(info.value).startswith(f"{path}: cannot open file")
+
+
+# ------------------------------------------------------------------- the size of a file's content
+
+
+def test_expanded_size_is_the_content_size_of_plain_and_gzip_files(write_file: WriteFile) -> None:
+    assert expanded_size(write_file("r.run", RUN_TEXT)) == len(RUN_TEXT)
+    assert expanded_size(write_file("r.run.gz", RUN_TEXT)) == len(RUN_TEXT)
+    assert expanded_size(write_file("r.run.gz", RUN_TEXT), limit=len(RUN_TEXT)) == len(RUN_TEXT)
+
+
+@pytest.mark.parametrize("name", ["r.run", "r.run.gz"])
+def test_a_file_past_the_limit_is_a_format_error_naming_it(write_file: WriteFile, name: str) -> None:
+    path = write_file(name, RUN_TEXT)
+    with pytest.raises(FormatError) as info:
+        expanded_size(path, limit=len(RUN_TEXT) - 1)
+    assert str(info.value) == f"{path}: is larger than {len(RUN_TEXT) - 1} bytes decompressed"
+
+
+def test_a_gzip_bomb_is_measured_in_bounded_memory(tmp_path: Path) -> None:
+    """1 GiB of run lines from a 3 MB gzip (1024 gzip members, as `cat a.gz b.gz` makes): a fresh
+    interpreter reads it whole, and refuses it at a limit, without its peak RSS passing 150 MB."""
+    mib = (b"401 Q0 clueweb12-0000tw-00-00001 1 12.5 bomb\n" * 23_831)[: 1024 * 1024]
+    member = gzip.compress(mib, compresslevel=9, mtime=0)
+    bomb = tmp_path / "bomb.run.gz"
+    bomb.write_bytes(member * 1024)
+    assert bomb.stat().st_size < 8 * 1024 * 1024
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent (pytest) across exec
+    script = (
+        "import re, sys\n"
+        "from trec import FormatError\n"
+        "from trec.io import expanded_size\n"
+        "whole = expanded_size(sys.argv[1])\n"
+        "try:\n"
+        "    expanded_size(sys.argv[1], limit=512 * 1024 * 1024)\n"
+        "    refused = False\n"
+        "except FormatError:\n"
+        "    refused = True\n"
+        "peak = re.search(r'VmHWM:\\s*(\\d+)', open('/proc/self/status').read()).group(1)\n"
+        "print(whole, refused, peak)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(bomb)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.split()
+    assert out[:2] == [str(1024**3), "True"]
+    assert int(out[2]) < 150 * 1024, f"peak RSS {int(out[2]) // 1024} MB"  # in KiB

@@ -142,3 +142,11 @@ def test_write_topics_round_trips_in_every_format(tmp_path: Path, fmt: str) -> N
     path = tmp_path / f"topics.{fmt}"
     write_topics(topics, path, fmt=fmt)
     assert read_topics(path, fmt=fmt) == topics
+
+
+def test_each_topic_knows_the_line_it_starts_on(write_file: WriteFile) -> None:
+    assert [t.line for t in read_topics(write_file("t.trec", TREC))] == [1, 16]
+    tsv = "# header\n051\tone\n\n51\ttwo\n"
+    assert [t.line for t in read_topics(write_file("t.tsv", tsv))] == [2, 4]
+    jsonl = '{"qid": "1", "title": "a"}\n\n{"qid": "2", "title": "b"}\n'
+    assert [t.line for t in read_topics(write_file("t.jsonl", jsonl))] == [1, 3]

@@ -16,6 +16,7 @@
     save: $("save-state"), help: $("help"), position: $("position"), count: $("count"),
     judged: $("progress-judged"), total: $("progress-total"), bar: $("progress-bar"),
     prev: $("prev-link"), next: $("next-link"), queueNote: $("queue-note"), nextForm: $("next-form"),
+    nextAssignment: $("next-assignment"),
   };
   const buttons = Array.from(el.form.querySelectorAll("button.grade"));
   const gradeKeys = new Map(S.scale.map((g) => [g.key, g.value]));
@@ -29,6 +30,7 @@
       title: el.title.textContent,
       text: el.text.querySelector(".missing") ? "" : el.text.textContent,
       stored: !el.text.querySelector(".missing"),
+      marks: S.marks || [],
     });
   }
 
@@ -148,6 +150,7 @@
       pending.shift();
       failures = 0;
       if (result.body) saved(s, result.body); else refused(s, result.refused);
+      if (leaving && !pending.length) location.assign(el.nextAssignment.href);
     }
     persist();
     pump();
@@ -216,10 +219,14 @@
   }
 
   function status() {
-    const n = pending.length;
+    const waiting = keys.filter((k) => !k.move).length;
+    const n = pending.length + waiting;
     let state = "saved";
     let text = "All judgments saved";
-    if (n && failures) {
+    if (waiting && !failures) {
+      state = "saving";
+      text = waiting + " grade" + (waiting === 1 ? "" : "s") + " waiting for the document to load…";
+    } else if (n && failures) {
       state = "retrying";
       text = n + " not saved yet (" + lastError + "): retrying…";
     } else if (n) {
@@ -228,6 +235,9 @@
     } else if (refusal) {
       state = "error";
       text = "Not saved: " + refusal;
+    } else if (dropped) {
+      state = "error";
+      text = "Not saved: " + dropped;
     }
     el.save.dataset.state = state;
     el.save.dataset.pending = String(n);
@@ -264,7 +274,7 @@
     if (!loading.has(position)) {
       const fetched = request(S.urls.document + position + "/", { headers: { Accept: "application/json" } })
         .then((r) => { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then((d) => { docs.set(position, { title: d.title, text: d.text, stored: d.stored }); return docs.get(position); })
+        .then((d) => { docs.set(position, { title: d.title, text: d.text, stored: d.stored, marks: d.marks || [] }); return docs.get(position); })
         .finally(() => loading.delete(position));
       loading.set(position, fetched);
     }
@@ -284,18 +294,20 @@
   function escapeRegExp(s) {
     return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   }
-  function termPattern() {
-    const topic = S.terms.map(escapeRegExp);
+  function termPattern(marks) {
+    const topic = marks.map(escapeRegExp);
     const mine = el.highlight.value.toLowerCase().split(/[\s,;]+/).filter((w) => w.length >= 2).map(escapeRegExp);
     if (!topic.length && !mine.length) return null;
     const never = "(?!)";
     const group = (words) => (words.length ? words.join("|") : never);
-    // a word starting with a term (the server strips suffixes from topic terms), not inside a word
-    return new RegExp("(?<![\\p{L}\\p{N}])(?:(" + group(topic) + ")|(" + group(mine) + "))[\\p{L}\\p{N}]*", "giu");
+    // the server lists this document's forms of the topic's words (a Snowball stemmer's matches):
+    // whole words; the words typed here mark every word they start
+    const W = "[\\p{L}\\p{N}]";
+    return new RegExp("(?<!" + W + ")(?:(" + group(topic) + ")(?!" + W + ")|(?:" + group(mine) + ")" + W + "*)", "giu");
   }
-  function paintText(text) {
+  function paintText(text, marks) {
     const out = document.createDocumentFragment();
-    const pattern = termPattern();
+    const pattern = termPattern(marks);
     let last = 0;
     if (pattern) {
       for (const m of text.matchAll(pattern)) {
@@ -318,7 +330,7 @@
     if (!d) return;
     el.title.textContent = d.title;
     if (d.stored) {
-      paintText(d.text);
+      paintText(d.text, d.marks);
     } else {
       const missing = document.createElement("em");
       missing.className = "missing";
@@ -383,8 +395,14 @@
       if (!docs.has(it.position)) {
         el.title.textContent = "";
         el.text.textContent = "Loading…";
-        load(it.position).then(() => { if (items[cur] === it) paintDocument(); }, () => {
-          if (items[cur] === it) el.text.textContent = "The document could not be loaded: check the connection, then go back and forth to retry.";
+        load(it.position).then(() => { if (items[cur] === it) { paintDocument(); drain(); } }, () => {
+          if (items[cur] !== it) return;
+          el.text.textContent = "The document could not be loaded: check the connection, then go back and forth to retry.";
+          if (keys.length) {  // said, never silent: the grades typed for it are not applied
+            dropped = keys.filter((k) => !k.move).length + " grade(s) typed for document " + it.docno + " (it could not be loaded)";
+            keys.length = 0;
+            status();
+          }
         });
       }
       paintDocument();
@@ -394,6 +412,7 @@
     paintScale();
     paintProgress();
     prefetch();
+    drain();
   }
 
   // keep a comment typed on a document that is left without a new grade
@@ -413,13 +432,63 @@
     show();
   }
 
-  function judge(grade, cant) {
-    if (cur >= items.length) return;
+  // Keys given before their document is on the screen (it is still loading, or a queue has not
+  // dealt it yet) wait here in order and are applied, one per document, as each one arrives: a
+  // document is never judged unseen, and a key is never dropped. Moves typed behind waiting grades
+  // wait with them, so every grade lands on the document it was typed for.
+  const keys = []; // {grade, cant} or {move: index function}
+  let draining = false;
+  let dropped = "";
+
+  function judgeNow(grade, cant) {
     const it = items[cur];
-    if (!docs.has(it.position)) return; // never judge a document not yet on the screen
     Object.assign(it, { grade: cant ? null : grade, cant_judge: cant, judged: true, comment: el.comment.value.trim() });
     save(it);
     go(cur + 1);
+  }
+
+  function drain() {
+    if (draining) return;
+    draining = true;
+    try {
+      while (keys.length) {
+        const k = keys[0];
+        if (k.move) {
+          keys.shift();
+          go(k.move());
+          continue;
+        }
+        if (cur >= items.length) {
+          if (S.queue && !S.done) break; // the queue deals the next document with the last save's answer
+          dropped = keys.length + " key" + (keys.length === 1 ? "" : "s") + " after the last document: nothing to judge";
+          keys.length = 0;
+          break;
+        }
+        if (!docs.has(items[cur].position)) break; // show() drains again once it is loaded
+        keys.shift();
+        judgeNow(k.grade, k.cant);
+      }
+    } finally {
+      draining = false;
+    }
+    status();
+  }
+
+  function judge(grade, cant) {
+    dropped = "";
+    keys.push({ grade: grade, cant: cant });
+    drain();
+  }
+
+  // the next assignment opens once the last saves are in (leaving earlier would ask "leave the page?")
+  let leaving = false;
+  function nextAssignment() {
+    leaving = true;
+    if (!pending.length) location.assign(el.nextAssignment.href);
+  }
+
+  function move(index) {
+    if (keys.length) { keys.push({ move: index }); status(); } else go(index());
   }
 
   // ------------------------------------------------------------------------------- keyboard
@@ -457,14 +526,20 @@
         e.preventDefault();
         if (!e.repeat) judge(null, true);
         break;
-      case "ArrowRight": case "j": case "n":
-        e.preventDefault(); go(cur + 1); break;
+      case "ArrowRight": case "j": case "n": case "Enter":
+        e.preventDefault();
+        // past the last document, the same key opens the next assignment
+        if (cur >= items.length && !keys.length && el.nextAssignment) nextAssignment();
+        else if (e.key !== "Enter") move(() => cur + 1);
+        break;
       case "ArrowLeft": case "k": case "p": case "b": case "Backspace":
-        e.preventDefault(); go(cur - 1); break;
+        e.preventDefault(); move(() => cur - 1); break;
       case "u": {
         e.preventDefault();
-        const open = items.findIndex((i) => !i.judged);
-        go(open < 0 ? items.length : open);
+        move(() => {
+          const open = items.findIndex((i) => !i.judged);
+          return open < 0 ? items.length : open;
+        });
         break;
       }
       case "c":
@@ -486,8 +561,8 @@
     if (b.dataset.cant) judge(null, true); else judge(Number(b.dataset.grade), false);
     el.panel.focus({ preventScroll: true });
   });
-  el.prev.addEventListener("click", (e) => { e.preventDefault(); go(cur - 1); });
-  el.next.addEventListener("click", (e) => { e.preventDefault(); go(cur + 1); });
+  el.prev.addEventListener("click", (e) => { e.preventDefault(); move(() => cur - 1); });
+  el.next.addEventListener("click", (e) => { e.preventDefault(); move(() => cur + 1); });
   el.help.addEventListener("click", (e) => { if (e.target === el.help) openHelp(false); });
   el.highlight.addEventListener("input", paintDocument);
 

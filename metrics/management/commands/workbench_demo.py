@@ -42,7 +42,10 @@ class Command(BaseCommand):
         username = os.environ.get("WORKBENCH_DEMO_USER", "organizer")
         password = os.environ.get("WORKBENCH_DEMO_PASSWORD", "organizer-demo")
         user, created = get_user_model().objects.get_or_create(username=username)
-        user.is_staff = True
+        # an organizer of the demo campaign, not a site administrator: /admin/ is for a superuser
+        # created on purpose (`manage.py createsuperuser`)
+        user.is_staff = False
+        user.is_superuser = False
         user.set_password(password)
         user.save()
         user.user_permissions.add(

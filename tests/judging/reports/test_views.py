@@ -293,8 +293,8 @@ def demo_judged(loaded: Campaign, assessor: Any, co_assessor: Any) -> Campaign:
     return loaded
 
 
-def test_tau_table_appears_when_runs_are_stored(demo_judged: Campaign, adjudicator: Any) -> None:
-    client = login(adjudicator)
+def test_tau_table_appears_when_runs_are_stored(demo_judged: Campaign, organizer: Any) -> None:
+    client = login(organizer)  # issue 10: run rankings name runs and scores, the organizers' only
     response = client.post(
         reverse("judging:agreement", args=[demo_judged.slug]),
         {"threshold": 1, "bootstrap": 50, "seed": 3, "runs": "true", "measures": "map P.10"},

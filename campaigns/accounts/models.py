@@ -1,0 +1,26 @@
+"""API tokens: a script's credential, stored only as a digest (the token itself is shown once)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ApiToken(models.Model):
+    """``Authorization: Token <token>`` authenticates as ``user``; deleting the row revokes it.
+
+    Tokens are 256 random bits, so a plain SHA-256 digest is safe to store and cheap to check on
+    every API call (unlike a password hash, made slow on purpose)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, help_text="the token's first characters, to tell tokens apart")
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
