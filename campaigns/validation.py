@@ -30,9 +30,12 @@ DEFAULT_MAX_DOCS = 1000
 DOCNO_MAX_LENGTH = 200
 TAG_MAX_LENGTH = 100
 TOPIC_MAX_LENGTH = 64
-# A campaign's topic ids are plain tokens: they appear in URLs, file names and pages, so markup or
-# path parts ('<b>', '../../etc') are refused. Ids stay strings ('051' and '51' are two topics).
-TOPIC_ID = re.compile(r"[A-Za-z0-9._-]+")
+# A campaign's topic ids are plain tokens: they appear in file names, exports and pages, so markup
+# and path steps ('<b>', '../../etc', '/etc') are refused. CLEF's DOI-style ids ('10.2452/401-AH')
+# and NTCIR's prefixed ones keep their '/' and ':' as long as no part is empty or only dots. Ids
+# stay strings ('051' and '51' are two topics).
+TOPIC_ID = re.compile(r"[A-Za-z0-9._:/-]+")
+TOPIC_RULE = "letters, digits, '.', '_', '-', ':' and '/' between non-dot parts only"
 
 
 def _topic_too_long(number: str) -> str | None:
@@ -50,8 +53,8 @@ def _topic_spaced(number: str) -> str | None:
 def _topic_not_a_token(number: str) -> str | None:
     if _topic_too_long(number) or _topic_spaced(number):
         return None  # said already
-    if not TOPIC_ID.fullmatch(number) or not number.strip("."):
-        return f"topic id '{number[:60]}' is not a plain token (letters, digits, '.', '_' and '-' only)"
+    if not TOPIC_ID.fullmatch(number) or not all(part.strip(".") for part in number.split("/")):
+        return f"topic id '{number[:60]}' is not a plain token ({TOPIC_RULE})"
     return None
 
 

@@ -89,20 +89,33 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     )
 
 
-def _member_action(
-    request: HttpRequest, campaign: Campaign, user_id: int, act: Callable[[User], str]
+def _act_and_return[T](
+    request: HttpRequest, find: Callable[[], T], act: Callable[[T], str], back: HttpResponseBase
 ) -> HttpResponseBase:
-    """Run one action on a member from the people page; its sentence or refusal is the next message."""
+    """One action of an organizer page on one object: 404 when ``find`` finds none; the action's
+    sentence, or its refusal, is the next page's message; then back to the page."""
     try:
-        user = member_get(campaign=campaign, user_id=user_id)
+        target = find()
     except CampaignDataError as exc:
         raise Http404(str(exc)) from exc
     try:
-        messages.success(request, act(user))
+        messages.success(request, act(target))
     except CampaignDataError as exc:
         for problem in exc.problems:
             messages.error(request, problem)
-    return redirect("judging:people", slug=campaign.slug)
+    return back
+
+
+def _member_action(
+    request: HttpRequest, campaign: Campaign, user_id: int, act: Callable[[User], str]
+) -> HttpResponseBase:
+    """Run one action on a member from the people page."""
+    return _act_and_return(
+        request,
+        lambda: member_get(campaign=campaign, user_id=user_id),
+        act,
+        redirect("judging:people", slug=campaign.slug),
+    )
 
 
 @organizer_page
@@ -203,16 +216,13 @@ def assignments(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
 def _assignment_action(
     request: HttpRequest, campaign: Campaign, pk: int, act: Callable[[Assignment], str]
 ) -> HttpResponseBase:
-    try:
-        assignment = assignment_get(campaign=campaign, pk=pk)
-    except CampaignDataError as exc:
-        raise Http404(str(exc)) from exc
-    try:
-        messages.success(request, act(assignment))
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
-    return redirect("judging:assignments", slug=campaign.slug)
+    """Run one action on an assignment from the assignments page."""
+    return _act_and_return(
+        request,
+        lambda: assignment_get(campaign=campaign, pk=pk),
+        act,
+        redirect("judging:assignments", slug=campaign.slug),
+    )
 
 
 @organizer_page

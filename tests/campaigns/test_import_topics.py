@@ -156,15 +156,17 @@ def test_topic_ids_that_are_not_plain_tokens_are_refused_with_file_and_line(
     tmp_path: Path, campaign: Campaign
 ) -> None:
     (tmp_path / "t.tsv").write_text(
-        "051\tok\n../../etc\tpath\n# note\n<b>\tmarkup\n..\tdots\nq.1_a-2\tfine\n"
+        "051\tok\n../../etc\tpath\n# note\n<b>\tmarkup\n..\tdots\nq.1_a-2\tfine\n/etc\troot\n"
+        "10.2452/401-AH\tCLEF\n"
     )
     with pytest.raises(ImportRefused) as exc:
         topics_import(campaign=campaign, path=tmp_path / "t.tsv")
-    rule = "is not a plain token (letters, digits, '.', '_' and '-' only)"
+    rule = "is not a plain token (letters, digits, '.', '_', '-', ':' and '/' between non-dot parts only)"
     assert exc.value.problems == [
         f"{tmp_path / 't.tsv'}:2: topic id '../../etc' {rule}",
         f"{tmp_path / 't.tsv'}:4: topic id '<b>' {rule}",
         f"{tmp_path / 't.tsv'}:5: topic id '..' {rule}",
+        f"{tmp_path / 't.tsv'}:7: topic id '/etc' {rule}",
     ]
     assert stored(campaign) == []
 
@@ -172,10 +174,16 @@ def test_topic_ids_that_are_not_plain_tokens_are_refused_with_file_and_line(
 def test_a_refused_topic_id_in_a_trec_file_names_the_line_of_its_block(
     tmp_path: Path, campaign: Campaign
 ) -> None:
-    (tmp_path / "t.trec").write_text(TREC_TOPICS.replace("Number: 52", "Number: 5/2"))
+    (tmp_path / "t.trec").write_text(TREC_TOPICS.replace("Number: 52", "Number: 5>2"))
     with pytest.raises(ImportRefused) as exc:
         topics_import(campaign=campaign, path=tmp_path / "t.trec")
-    assert exc.value.problems[0].startswith(f"{tmp_path / 't.trec'}:10: topic id '5/2' is not a plain token")
+    assert exc.value.problems[0].startswith(f"{tmp_path / 't.trec'}:10: topic id '5>2' is not a plain token")
+
+
+def test_clef_and_ntcir_style_topic_ids_are_kept_whole(tmp_path: Path, campaign: Campaign) -> None:
+    (tmp_path / "t.tsv").write_text("10.2452/401-AH\tCLEF\nNTCIR:0001\tNTCIR\n051\tTREC\n")
+    topics_import(campaign=campaign, path=tmp_path / "t.tsv")
+    assert [row[0] for row in stored(campaign)] == ["051", "10.2452/401-AH", "NTCIR:0001"]
 
 
 def test_a_second_import_lists_the_topics_whose_text_it_replaced(tmp_path: Path, campaign: Campaign) -> None:
