@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from functools import wraps
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
@@ -30,6 +31,16 @@ ORGANIZER = Membership.Role.ORGANIZER
 
 
 View = Callable[..., HttpResponseBase]
+
+
+@contextmanager
+def refusals_as_messages(request: HttpRequest) -> Iterator[None]:
+    """A domain refusal becomes the page's error messages, one per problem."""
+    try:
+        yield
+    except CampaignDataError as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
 
 
 @contextmanager

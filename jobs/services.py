@@ -200,21 +200,12 @@ def _child(parent: Job, kind: str, what: str, params: dict[str, Any]) -> Job:
 
 def _job_finish(job: Job, *, errors: list[str], result: Any, reading: progress.Reading) -> None:
     """Record the job's outcome and, for a part, move its parent on; one transaction."""
-    status = Job.Status.FAILED if errors else Job.Status.DONE
     with transaction.atomic():
         parent = None
         if job.parent_id is not None:
             # one part finishes at a time: exactly one of them sees that it was the last
             parent = Job.objects.select_for_update().filter(pk=job.parent_id).first()
-        changed = Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
-            status=status,
-            errors=errors,
-            result=result,
-            phase=reading.phase[:100],
-            done=reading.done,
-            total=reading.total,
-            finished_at=timezone.now(),
-        )
+        changed = _running_end(job.pk, errors=errors, result=result, reading=reading)
         if changed and parent is not None:
             _parent_advance(parent, job, errors=errors, result=result, reading=reading)
 
@@ -240,8 +231,10 @@ def _parent_advance(
         _job_create(_child(parent, parent.params["then"], "results", {"then": True}), [])
 
 
-def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progress.Reading) -> None:
-    Job.objects.filter(pk=parent.pk, status=Job.Status.RUNNING).update(
+def _running_end(job_id: uuid.UUID, *, errors: list[str], result: Any, reading: progress.Reading) -> int:
+    """End a job still running: failed with ``errors`` or done with ``result``, its last progress
+    kept. Returns 0 when another process ended it first."""
+    return Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         status=Job.Status.FAILED if errors else Job.Status.DONE,
         errors=errors,
         result=result,
@@ -250,6 +243,10 @@ def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progres
         total=reading.total,
         finished_at=timezone.now(),
     )
+
+
+def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progress.Reading) -> None:
+    _running_end(parent.pk, errors=errors, result=result, reading=reading)
     folder = job_folder(parent.pk)
     transaction.on_commit(lambda: shutil.rmtree(folder, ignore_errors=True))
 

@@ -17,7 +17,7 @@ from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign, Membership, Topic
 from campaigns.services import member_invite, membership_remove
 from campaigns.services.members import member_active_set, member_password_reset
-from campaigns.views import organizer_page
+from campaigns.views import organizer_page, refusals_as_messages
 from judging import apis
 from judging.inputs import (
     AssignmentReassignInput,
@@ -98,11 +98,8 @@ def _act_and_return[T](
         target = find()
     except CampaignDataError as exc:
         raise Http404(str(exc)) from exc
-    try:
+    with refusals_as_messages(request):
         messages.success(request, act(target))
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
     return back
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
@@ -17,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Membership
-from campaigns.views import organizer_page
+from campaigns.views import organizer_page, refusals_as_messages
 from jobs.selectors import job_status
 from metrics import charts
 from metrics.comparisons import (
@@ -122,14 +121,11 @@ def leaderboard_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 @organizer_page
 @require_POST
 def evaluate(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
-    try:
+    with refusals_as_messages(request):
         source = parse_source(request.POST)
         evaluation_enqueue(campaign=campaign, source=source, user=request.user)  # type: ignore[arg-type]
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
-        return redirect("evaluation:leaderboard", slug=campaign.slug)
-    return redirect(f"{reverse('evaluation:leaderboard', args=[campaign.slug])}?{source_query(source)}")
+        return redirect(f"{reverse('evaluation:leaderboard', args=[campaign.slug])}?{source_query(source)}")
+    return redirect("evaluation:leaderboard", slug=campaign.slug)
 
 
 @organizer_page

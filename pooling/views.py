@@ -7,8 +7,7 @@ message on the pool's page. Long work runs as a background job whose page shows 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
@@ -21,7 +20,7 @@ from campaigns.errors import CampaignDataError
 from campaigns.inputs import validated
 from campaigns.models import Campaign
 from campaigns.selectors import campaign_runs
-from campaigns.views import organizer_page
+from campaigns.views import organizer_page, refusals_as_messages
 from pooling import exports
 from pooling.inputs import DiagnosticsInput, PoolBuildInput
 from pooling.models import Pool
@@ -48,16 +47,6 @@ def pool_page(view: PoolView) -> PoolView:
         return view(request, pool, *args, **kwargs)
 
     return wrapped
-
-
-@contextmanager
-def refusals_as_messages(request: HttpRequest) -> Iterator[None]:
-    """A domain refusal becomes the page's error messages, one per problem."""
-    try:
-        yield
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
 
 
 def pool_redirect(pool: Pool) -> HttpResponse:

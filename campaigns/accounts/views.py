@@ -10,8 +10,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from campaigns.accounts.selectors import api_tokens_listed
 from campaigns.accounts.services import api_token_create, api_token_revoke
-from campaigns.errors import CampaignDataError
-from campaigns.views import access_as_http
+from campaigns.views import access_as_http, refusals_as_messages
 
 # the new token waits in the session for the one page view that shows it (post, redirect, get)
 SHOWN_ONCE = "accounts_new_api_token"
@@ -29,12 +28,8 @@ def account(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def api_token_create_page(request: HttpRequest) -> HttpResponse:
-    try:
+    with refusals_as_messages(request):
         row, token = api_token_create(user=request.user, name=request.POST.get("name", ""))
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
-    else:
         request.session[SHOWN_ONCE] = {"id": row.pk, "name": row.name, "token": token}
     return redirect("accounts:account")
 

@@ -22,7 +22,7 @@ from campaigns.errors import CampaignDataError
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign
 from campaigns.selectors import campaign_runs
-from campaigns.views import campaign_page, page_campaign
+from campaigns.views import campaign_page, page_campaign, refusals_as_messages
 from judging.agreement import DEFAULT_MEASURES
 from judging.consensus import RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
@@ -93,13 +93,9 @@ def _back(request: HttpRequest, campaign: Campaign) -> str:
 @reader_page
 @require_POST
 def adjudication_decide_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    try:
+    with refusals_as_messages(request):
         data = validated(DecisionInput(data=request.POST))
         decision = adjudication_decide(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
-    except CampaignDataError as exc:
-        for problem in exc.problems:
-            messages.error(request, problem)
-    else:
         messages.success(request, f"topic {data['topic']}, {decision.docno}: final grade {decision.grade}")
     return redirect(_back(request, campaign))
 

@@ -19,7 +19,7 @@ from jobs.models import Job
 from metrics.live.selectors import judgments_version, live_pool, live_pools, live_source
 from pooling.diagnostics import DEFAULT_MEASURES, leave_out_reusability
 from pooling.models import Pool
-from pooling.reports import all_grouped, reusability_json
+from pooling.reports import all_grouped, pool_run_depths, reusability_json
 from pooling.spec import PoolSpec
 from trec.progress import ProgressCallback, quiet_progress
 
@@ -29,19 +29,6 @@ NOT_REUSABLE = (
     "refuses sampled judgments (prels), and removing a run's documents from a stratified sample "
     "would also change the strata's sampling rates, which it does not model."
 )
-
-
-def reuse_depths(*, pool: Pool, max_docs: int) -> dict[str, int]:
-    """How deep each pooled run contributed (runs the pool did not take are absent: not pooled).
-
-    A depth pool's per-run depths; otherwise the deepest rank the strategy read (whole runs, i.e.
-    the campaign's longest allowed ranking, when it reads them all).
-    """
-    spec = PoolSpec.from_dict(pool.spec)
-    if spec.strategy == "depth":
-        return {tag: spec.run_depths.get(tag, spec.pool_depth) for tag in pool.runs}
-    deepest = spec.deepest() or max_docs
-    return {tag: deepest for tag in pool.runs}
 
 
 def reusability_report(
@@ -60,7 +47,7 @@ def reusability_report(
         raise CampaignDataError(f"campaign '{campaign.slug}' has no runs to leave out")
     runs = campaign_rankings(runs=stored, depth=None, progress=progress)
     groups = {r.tag: r.group.name for r in stored if r.group is not None}
-    depth = reuse_depths(pool=pool, max_docs=campaign.max_docs_per_topic)
+    depth = pool_run_depths(pool=pool, spec=PoolSpec.from_dict(pool.spec))
     measures = list(DEFAULT_MEASURES)
     out: dict[str, Any] = {
         "pool": {"id": pool.pk, "name": pool.name, "strategy": pool.strategy, "sampled": sourced.sampled},
