@@ -6,53 +6,13 @@ A name becomes one or more :class:`Measure` requests. trec_eval names print as t
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any
-
+from engine.ir_names import IR_ALIASES, IrAlias, ir_measure
 from engine.measures import ORDER, REGISTRY, Measure
+from engine.name_parts import MeasureError
+from engine.name_parts import number as _number
 
+__all__ = ["IR_ALIASES", "IrAlias", "MeasureError", "parse_measures"]
 
-class MeasureError(ValueError):
-    """An unknown measure name or a bad parameter."""
-
-
-@dataclass(frozen=True)
-class IrAlias:
-    """An ir_measures name: the family without a cutoff, and the family taking ``@k``."""
-
-    plain: str | None
-    cutoff: str | None
-    params: tuple[str, ...] = ()  # named arguments other than rel= (e.g. RBP's p)
-
-
-# ir_measures name -> families. Extended by the measure modules that add families.
-IR_ALIASES: dict[str, IrAlias] = {
-    "AP": IrAlias("map", "map_cut"),
-    "nDCG": IrAlias("ndcg", "ndcg_cut"),
-    "P": IrAlias(None, "P"),
-    "RR": IrAlias("recip_rank", "recip_rank_cut"),
-    "Rprec": IrAlias("Rprec", None),
-    "Bpref": IrAlias("bpref", None),
-    "infAP": IrAlias("infAP", None),
-    "NumRet": IrAlias("num_ret", None),
-    "NumRel": IrAlias("num_rel", None),
-    "NumRelRet": IrAlias("num_rel_ret", None),
-    "NumQ": IrAlias("num_q", None),
-    "Judged": IrAlias("judged", "judged"),
-    "ERR": IrAlias("err", "err"),
-    "RBP": IrAlias("rbp_p", "rbp_p", ("p",)),
-    # trec_eval 10.0 families of engine/measures/trec_eval_extra.py, named as ir_measures names them
-    "R": IrAlias(None, "recall"),
-    "Recall": IrAlias(None, "recall"),
-    "Success": IrAlias(None, "success"),
-    "IPrec": IrAlias(None, "iprec_at_recall"),  # IPrec@0.1 = iprec_at_recall_0.10
-    "SetP": IrAlias("set_P", None),
-    "SetRelP": IrAlias("set_relative_P", None),
-    "SetR": IrAlias("set_recall", None),
-    "SetAP": IrAlias("set_map", None),
-    "SetF": IrAlias("set_F", None, ("beta",)),  # beta is trec_eval's set_F parameter x
-}
 
 # Measure groups usable with -m besides all_trec.
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -90,16 +50,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-_IR_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?$")
-
-
-def _number(text: str, measure: str) -> int | float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise MeasureError(f"measure '{measure}': parameter '{text}' is not a number") from exc
-    return int(value) if value.is_integer() and "." not in text else value
-
 
 def _param_list(text: str, measure: str) -> tuple[float | tuple[str, float], ...]:
     """trec_eval's comma-separated numbers or ``name=number`` pairs, as one tuple."""
@@ -127,43 +77,6 @@ def _trec_eval_family(spec: str, design: str) -> list[Measure] | None:
     if fam.params:
         return [Measure(name, v) for v in fam.params]
     return [Measure(name)]
-
-
-def _ir_measure(spec: str) -> list[Measure] | None:
-    m = _IR_RE.match(spec)
-    if not m:
-        return None
-    alias = IR_ALIASES.get(m.group("name"))
-    if alias is None:
-        return None
-    level = None
-    param: Any = None
-    extra: dict[str, float] = {}
-    for arg in filter(None, (a.strip() for a in (m.group("args") or "").split(","))):
-        key, eq, val = arg.partition("=")
-        if not eq:
-            raise MeasureError(f"measure '{spec}': expected name=value arguments, got '{arg}'")
-        if key == "rel":
-            level = int(_number(val, spec))
-        elif key in alias.params:
-            extra[key] = float(val)
-        else:
-            raise MeasureError(f"measure '{spec}': unknown argument '{key}'")
-    cut = m.group("cut")
-    if cut is not None:
-        if alias.cutoff is None:
-            raise MeasureError(f"measure '{m.group('name')}' takes no @cutoff")
-        family = alias.cutoff
-        param = _number(cut, spec)
-    else:
-        if alias.plain is None:
-            raise MeasureError(f"measure '{m.group('name')}' needs a cutoff, e.g. {m.group('name')}@10")
-        family = alias.plain
-    if extra:
-        param = (param, tuple(sorted(extra.items()))) if param is not None else tuple(sorted(extra.items()))
-    if family not in REGISTRY:
-        raise MeasureError(f"measure '{spec}' is not available")
-    return [Measure(family, param, name=spec, level=level)]
 
 
 def parse_measures(
@@ -196,7 +109,7 @@ def parse_measures(
             continue
         found = _trec_eval_family(spec, design)
         if found is None:
-            found = _ir_measure(spec)
+            found = ir_measure(spec)
         if found is None:
             known = ", ".join(sorted(set(REGISTRY) | set(IR_ALIASES)))
             raise MeasureError(f"unknown measure '{spec}'; known: {known}, all_trec")
