@@ -169,6 +169,7 @@ class RunResult:
     integer: set[str] = field(default_factory=set)
     summary_only: set[str] = field(default_factory=set)
     missing_topics: list[str] = field(default_factory=list)  # qrels topics the run has no results for
+    runid: str = ""  # what trec_eval prints as runid: the run's tag (its first line's last field)
 
 
 def _subset_stats(stats: TopicStats, idx: np.ndarray) -> TopicStats:
