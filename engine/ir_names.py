@@ -90,3 +90,8 @@ def ir_measure(spec: str) -> list[Measure] | None:
     if family not in REGISTRY:
         raise MeasureError(f"measure '{spec}' is not available")
     return [Measure(family, param, name=spec, level=level)]
+
+
+def pytrec_eval_measure(spec: str) -> list[Measure] | None:
+    """pytrec_eval's names as printed in its output (``P_10``, ``ndcg_cut_10``, ``recall_100``); None if not one."""
+    return None

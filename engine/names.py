@@ -6,7 +6,7 @@ A name becomes one or more :class:`Measure` requests. trec_eval names print as t
 
 from __future__ import annotations
 
-from engine.ir_names import IR_ALIASES, IrAlias, ir_measure
+from engine.ir_names import IR_ALIASES, IrAlias, ir_measure, pytrec_eval_measure
 from engine.measures import ORDER, REGISTRY, Measure
 from engine.name_parts import MeasureError
 from engine.name_parts import number as _number
@@ -110,6 +110,8 @@ def parse_measures(
         found = _trec_eval_family(spec, design)
         if found is None:
             found = ir_measure(spec)
+        if found is None:
+            found = pytrec_eval_measure(spec)
         if found is None:
             known = ", ".join(sorted(set(REGISTRY) | set(IR_ALIASES)))
             raise MeasureError(f"unknown measure '{spec}'; known: {known}, all_trec")
