@@ -4,14 +4,17 @@ compare`` are thin wrappers around :func:`run_evaluate` and :func:`run_compare`,
 
 from __future__ import annotations
 
-from argparse import ArgumentParser
+import sys
+from argparse import SUPPRESS, Action, ArgumentParser
+from collections.abc import Iterator
 from typing import Any
 
-from engine.evaluate import Judgments, evaluate_files
+from engine.evaluate import Judgments, RunResult, evaluate_files
 from engine.measures.base import EvalOptions, Measure
-from engine.names import MeasureError, parse_measures
+from engine.names import MeasureError, parse_measures, parse_trec_eval_measures
 from engine.output import Writer, comparison_csv, comparison_dict, comparison_json, comparison_text_lines
 from engine.significance import CORRECTIONS, TESTS, CompareSettings, ComparisonError, compare_runs, pair_count
+from engine.zscores import read_zscores
 from trec import FormatError, read_mq_prel, read_prel, read_qrels, read_run
 from trec.cli import UsageError, run_command
 from trec.progress import Progress, TextOut
@@ -19,33 +22,102 @@ from trec.runs import run_name_from_path
 
 EVALUATE_HELP = (
     "Evaluate runs against qrels exactly as trec_eval 10.0 (and sample_eval.pl with --prel). "
+    "With --trec-eval-layout the output is byte-identical to trec_eval 10.0's; every trec_eval "
+    "option is accepted under its short and long name (-q --query_eval_wanted, -m --measure, -c, -l, "
+    "-n, -D, -J, -N, -M, -R, -T, -o, -Z, -v). "
     "Example: manage.py evaluate -q -m map -m P.10 -m ndcg_cut.10 qrels.txt runs/*.run"
 )
+TREC_EVAL_VERSION = "10.0-rc3"  # what trec_eval 10.0's Makefile sets VERSIONID to
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval formats.c
+PREFS_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+RESULTS_FORMATS = ("trec_results",)
+
+
+class _Version(Action):
+    """``-v``/``--version``: print the trec_eval version reproduced, on stderr as trec_eval does; exit 0."""
+
+    def __init__(self, option_strings: list[str], dest: str = SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=SUPPRESS, **kwargs)
+
+    def __call__(self, parser: ArgumentParser, *_: Any) -> None:
+        sys.stderr.write(
+            f"trec_eval version {TREC_EVAL_VERSION} (reproduced by the workbench's manage.py evaluate)\n"
+        )
+        parser.exit(0)
 
 
 def add_evaluate_arguments(parser: ArgumentParser) -> None:
-    parser.add_argument("qrels", help="qrels file (or a prel with --prel / --mq-prel); gzip is fine")
-    parser.add_argument("runs", nargs="+", help="run files: qid Q0 docno rank score tag")
-    parser.add_argument("-q", dest="per_topic", action="store_true", help="print per-topic values too")
-    parser.add_argument(
-        "-c", dest="complete", action="store_true", help="average over every qrels topic (missing = 0)"
+    add = parser.add_argument
+    add("qrels", help="qrels file (or a prel with --prel / --mq-prel, prefs with -R); gzip is fine")
+    add("runs", nargs="+", help="run files: qid Q0 docno rank score tag [ignored...]; '-' is stdin")
+    if "-v" not in parser._option_string_actions:  # Django's own parser has -v (verbosity), --version
+        add("-v", "--version", action=_Version, help="print the trec_eval version reproduced and exit")
+    add("-q", "--query_eval_wanted", dest="per_topic", action="store_true", help="print per-topic values too")
+    add(
+        "-c",
+        "--complete_rel_info_wanted",
+        dest="complete",
+        action="store_true",
+        help="average over every qrels topic (missing = 0)",
     )
-    parser.add_argument(
-        "-J", dest="judged_only", action="store_true", help="judged documents only (condensed lists)"
+    add("-J", "--Judged_docs_only", dest="judged_only", action="store_true", help="judged documents only")
+    add("-l", "--level_for_rel", dest="level", type=int, default=1, help="relevant: rel >= LEVEL (default 1)")
+    add(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="max_docs",
+        type=int,
+        default=None,
+        help="evaluate only the top N per topic",
     )
-    parser.add_argument(
-        "-l", dest="level", type=int, default=1, help="relevance level: rel >= LEVEL (default 1)"
+    add(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="num_docs",
+        type=int,
+        default=0,
+        help="documents in the collection (utility's 4th coefficient; default 0 as in trec_eval)",
     )
-    parser.add_argument(
-        "-M", dest="max_docs", type=int, default=None, help="evaluate only the top N per topic"
+    add("-n", "--nosummary", dest="nosummary", action="store_true", help="print no 'all' summary lines")
+    add(
+        "-D",
+        "--Debug_level",
+        dest="debug",
+        default=None,
+        metavar="LEVEL[.QID]",
+        help="trec_eval's debug option: '.QID' evaluates only that topic; the level itself prints nothing",
     )
-    parser.add_argument(
+    add(
+        "-R",
+        "--Rel_info_format",
+        dest="rel_format",
+        default="qrels",
+        help="judgments format: qrels (default), prefs, qrels_prefs, qrels_jg",
+    )
+    add("-T", "--Results_format", dest="results_format", default="trec_results", help="only trec_results")
+    add(
+        "-o",
+        "--Output_old_results_format",
+        dest="old_format",
+        action="store_true",
+        help="accepted for trec_eval compatibility; has no effect (obsolete in trec_eval too)",
+    )
+    add(
+        "-Z",
+        "--Zscore",
+        dest="zscores",
+        default=None,
+        metavar="ZMEAN_FILE",
+        help="print z-scores (qid measure mean sd)",
+    )
+    add(
         "-m",
+        "--measure",
         dest="measures",
         action="append",
         default=None,
-        help="measure or group: map, P.5,10, ndcg_cut.10, all_trec, official, nDCG@10, P(rel=2)@10, "
-        "Bpref, Judged@10 ... (repeatable)",
+        help="measure or group: map, P.5,10, ndcg_cut.10, official, all_trec, set, nDCG@10, P(rel=2)@10, "
+        "Bpref, Judged@10 ... (repeatable; see the list below)",
     )
     design = parser.add_mutually_exclusive_group()
     design.add_argument(
@@ -58,32 +130,32 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
         action="store_true",
         help="QRELS is a Million Query prel 'qid docno rel method iprob' (enables statAP)",
     )
-    parser.add_argument(
+    add(
         "--sample-version",
         choices=["trec2011", "trecvid2012"],
         default="trec2011",
         help="which sample_eval.pl to reproduce (default trec2011)",
     )
-    parser.add_argument(
+    add(
         "--prior",
         choices=["third", "half"],
         default="third",
         help="xinfAP's empty-sample prior: sample_eval's 1/3 (default) or trec_eval's 1/2",
     )
-    parser.add_argument("--digits", type=int, default=4, help="decimals printed (default 4)")
-    parser.add_argument("--format", choices=["trec", "json", "csv"], default="trec", dest="fmt")
-    parser.add_argument(
+    add("--digits", type=int, default=4, help="decimals printed (default 4)")
+    add("--format", choices=["trec", "json", "csv"], default="trec", dest="fmt")
+    add(
         "--trec-eval-layout",
         action="store_true",
-        help="pad the measure column as trec_eval does, for byte-identical diffs",
+        help="trec_eval's exact output: padded names, its measure order, -m parsed as trec_eval does",
     )
-    parser.add_argument(
+    add(
         "--threads",
         type=int,
         default=None,
         help="runs read and evaluated concurrently in this process (default: up to 4, one per core)",
     )
-    parser.add_argument(
+    add(
         "--progress",
         choices=["auto", "on", "off"],
         default="auto",
@@ -91,22 +163,52 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
     )
 
 
-def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
-    """Evaluate ``opts['runs']`` against ``opts['qrels']``; raises :class:`UsageError` on bad input."""
+def _check_options(opts: dict[str, Any]) -> None:
     if opts["max_docs"] is not None and opts["max_docs"] < 1:
         raise UsageError("-M takes a positive number of documents")
     if opts["digits"] < 0 or opts["digits"] > 17:
         raise UsageError("--digits takes a number from 0 to 17")
+    if opts["num_docs"] < 0:
+        raise UsageError("-N takes a number of documents >= 0")
+    if opts["rel_format"] not in REL_FORMATS:
+        raise UsageError(f"illegal rel_format '{opts['rel_format']}' (-R takes {', '.join(REL_FORMATS)})")
+    if opts["results_format"] not in RESULTS_FORMATS:
+        raise UsageError(
+            f"illegal retrieval results format '{opts['results_format']}' (-T takes trec_results)"
+        )
+    if opts["rel_format"] != "qrels" and (opts["prel"] or opts["mq_prel"]):
+        raise UsageError("-R cannot be combined with --prel or --mq-prel")
+    if opts["zscores"] and opts["rel_format"] in PREFS_FORMATS:
+        raise UsageError(f"-Z is not supported with -R {opts['rel_format']}")
+
+
+def _debug_topic(debug: str | None) -> str | None:
+    """trec_eval's ``-D level.qid``: the topic to evaluate alone (None: every topic)."""
+    if debug is None:
+        return None
+    level, dot, qid = debug.partition(".")
+    try:
+        int(level or "0")
+    except ValueError as exc:
+        raise UsageError(f"-D takes LEVEL or LEVEL.QID, got '{debug}'") from exc
+    return qid if dot else None
+
+
+def _only_topic(judgments: Judgments, topic: str) -> Judgments:
+    """The judgments of one topic (trec_eval -D level.qid skips every other qrels topic)."""
+    q = judgments.qrels
+    index = q.topic_index().get(topic)
+    if index is None:
+        raise UsageError(f"-D: topic '{topic}' is not in the qrels")
+    return Judgments(q.only_topic(index))  # its subtopic lines included
+
+
+def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
+    """Evaluate ``opts['runs']`` against ``opts['qrels']``; raises :class:`UsageError` on bad input."""
+    _check_options(opts)
     design = "prel" if opts["prel"] else "mq" if opts["mq_prel"] else "qrels"
     default = ["sample_eval"] if design == "prel" else ["statAP"] if design == "mq" else ["official"]
-    try:
-        measures = parse_measures(
-            [p for spec in (opts["measures"] or default) for p in _split_specs(spec)],
-            design=design,
-            sample_variant=opts["sample_version"],
-        )
-    except MeasureError as exc:
-        raise UsageError(str(exc)) from exc
+    specs = [p for spec in (opts["measures"] or default) for p in _split_specs(spec)]
     options = EvalOptions(
         level=opts["level"],
         max_docs=opts["max_docs"],
@@ -114,17 +216,8 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
         complete=opts["complete"],
         sample_variant=opts["sample_version"],
         sample_prior=opts["prior"],
+        num_docs_in_coll=opts["num_docs"],
     )
-    try:
-        if design == "prel":
-            judgments = Judgments.from_prel(read_prel(opts["qrels"]))
-        elif design == "mq":
-            judgments = Judgments.from_mq(read_mq_prel(opts["qrels"]))
-        else:
-            judgments = Judgments(read_qrels(opts["qrels"]))
-    except FormatError as exc:
-        raise UsageError(str(exc)) from exc
-
     runs = opts["runs"]
     names = unique_run_names(runs)
     many = len(runs) > 1
@@ -135,19 +228,23 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
         digits=opts["digits"],
         with_run=many,
         trec_eval_layout=opts["trec_eval_layout"],
+        summary=not opts["nosummary"],
     )
+    if opts["rel_format"] in PREFS_FORMATS:
+        results = _prefs_results(opts, runs, specs, options, names)
+    else:
+        results = _qrels_results(opts, runs, specs, options, names, design)
     enabled = None if opts["progress"] == "auto" else opts["progress"] == "on"
     if enabled is None and not many:
         enabled = False
     with Progress(len(runs), "evaluating", stream=stderr, enabled=enabled) as progress:
-        results = evaluate_files(judgments, runs, measures, options, names=names, workers=opts["threads"])
         try:
             for result in results:
                 if result.missing_topics:
                     _warn_missing(stderr, result.run, result.missing_topics, options.complete)
                 writer.write(result)
                 progress.advance(result.run)
-        except FormatError as exc:
+        except (FormatError, MeasureError) as exc:
             raise UsageError(str(exc)) from exc
     writer.close(
         {
@@ -158,9 +255,66 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
                 "judged_only": options.judged_only,
                 "complete": options.complete,
                 "design": design,
+                "rel_format": opts["rel_format"],
             },
         }
     )
+
+
+def _parse(opts: dict[str, Any], specs: list[str], design: str) -> list[Measure]:
+    parse = parse_trec_eval_measures if opts["trec_eval_layout"] else parse_measures
+    try:
+        return parse(specs, design=design, sample_variant=opts["sample_version"])
+    except MeasureError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _qrels_results(
+    opts: dict[str, Any],
+    runs: list[str],
+    specs: list[str],
+    options: EvalOptions,
+    names: list[str],
+    design: str,
+) -> Iterator[RunResult]:
+    measures = _parse(opts, specs, design)
+    try:
+        if design == "prel":
+            judgments = Judgments.from_prel(read_prel(opts["qrels"]))
+        elif design == "mq":
+            judgments = Judgments.from_mq(read_mq_prel(opts["qrels"]))
+        else:
+            judgments = Judgments(read_qrels(opts["qrels"]))
+        zscores = read_zscores(opts["zscores"]) if opts["zscores"] else None
+    except FormatError as exc:
+        raise UsageError(str(exc)) from exc
+    topic = _debug_topic(opts["debug"])
+    if topic is not None:
+        judgments = _only_topic(judgments, topic)
+    return evaluate_files(
+        judgments, runs, measures, options, names=names, workers=opts["threads"], zscores=zscores
+    )
+
+
+def _prefs_results(
+    opts: dict[str, Any], runs: list[str], specs: list[str], options: EvalOptions, names: list[str]
+) -> Iterator[RunResult]:
+    """-R prefs / qrels_prefs / qrels_jg: evaluated by :mod:`engine.prefs` (trec_eval's prefs formats)."""
+    try:
+        from engine.prefs import evaluate_prefs_files  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise UsageError(
+            f"-R {opts['rel_format']} is not available in this build (engine.prefs is missing)"
+        ) from exc
+    if _debug_topic(opts["debug"]) is not None:
+        raise UsageError(f"-D LEVEL.QID is not supported with -R {opts['rel_format']}")
+    try:
+        results: Iterator[RunResult] = evaluate_prefs_files(
+            str(opts["qrels"]), list(runs), specs, options, opts["rel_format"], names
+        )
+    except (FormatError, MeasureError) as exc:
+        raise UsageError(str(exc)) from exc
+    return results
 
 
 def unique_run_names(paths: list[str]) -> list[str]:
@@ -211,8 +365,8 @@ def _split_specs(spec: str) -> list[str]:
 
 
 def _takes_params(current: str) -> bool:
-    # inside "P.5,10" the comma continues the parameter list
-    return "." in current and not current.startswith(".")
+    # inside "P.5,10" the comma continues the parameter list; "IPrec@0.1," is an ir_measures name, not one
+    return "." in current and not current.startswith(".") and "@" not in current and "(" not in current
 
 
 def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py evaluate") -> int:
@@ -225,7 +379,16 @@ def main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.
         description=EVALUATE_HELP,
         add_arguments=add_evaluate_arguments,
         run=run_evaluate,
+        epilog=_measure_list(),
     )
+
+
+def _measure_list() -> str | None:
+    """Every measure name, one line each (:func:`engine.catalog.measure_help`), for ``--help``."""
+    from engine.catalog import measure_help
+
+    text = measure_help()
+    return text or None
 
 
 # -------------------------------------------------------------------------------- compare

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.measures import REGISTRY, Measure
 from engine.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
+from engine.zscores import ZScores
 from trec.grouping import topic_keys
 from trec.order import hash_strings
 from trec.prels import MQPrel, StratifiedPrel
@@ -100,11 +101,7 @@ class Judgments:
         q = self.qrels
         keep = np.ones(len(q), dtype=bool)
         keep[rows] = False
-        seg = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
-        counts = np.bincount(seg[keep], minlength=len(q.topics))[: len(q.topics)]
-        offsets = np.zeros(len(q.topics) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        reduced = Judgments(Qrels(q.topics, offsets, q.docnos[keep], q.rels[keep], path=q.path))
+        reduced = Judgments(q.keep_rows(keep))  # subtopic lines follow their rows
         index = self._join_index
         if index is not None:
             sorted_keys, order = index
@@ -169,7 +166,9 @@ class RunResult:
     integer: set[str] = field(default_factory=set)
     summary_only: set[str] = field(default_factory=set)
     missing_topics: list[str] = field(default_factory=list)  # qrels topics the run has no results for
-    runid: str = ""  # what trec_eval prints as runid: the run's tag (its first line's last field)
+    runid: str = ""  # what trec_eval prints as runid: the run's tag (its last line's tag field)
+    text: dict[str, list[str]] = field(default_factory=dict)  # per-topic strings (relstring), no 'all'
+    zscore: bool = False  # values are z-scores (trec_eval -Z): printed with a 'Z' before the name
 
 
 def _subset_stats(stats: TopicStats, idx: np.ndarray) -> TopicStats:
@@ -254,9 +253,18 @@ def align(judgments: Judgments, run: RankedRun, options: EvalOptions) -> Aligned
 
 
 def evaluate_run(
-    judgments: Judgments, run: RankedRun, measures: Sequence[Measure], options: EvalOptions | None = None
+    judgments: Judgments,
+    run: RankedRun,
+    measures: Sequence[Measure],
+    options: EvalOptions | None = None,
+    *,
+    zscores: ZScores | None = None,
 ) -> RunResult:
-    """Evaluate one run; ``measures`` come from :func:`engine.names.parse_measures`."""
+    """Evaluate one run; ``measures`` come from :func:`engine.names.parse_measures`.
+
+    ``zscores`` (trec_eval ``-Z``) turns every per-topic value into a z-score before the topics
+    are aggregated, exactly where trec_eval converts them (``te_convert_to_zscore``).
+    """
     options = options or EvalOptions()
     al = align(judgments, run, options)
     contexts: dict[int, Context] = {}
@@ -284,15 +292,22 @@ def evaluate_run(
     names: list[str] = []
     integer: set[str] = set()
     summary_only: set[str] = set()
+    text: dict[str, list[str]] = {}
     for m in measures:
         fam = REGISTRY[m.family]
         name = m.name or fam.output_name(m.param)
         if name in per_topic:
             continue
         ctx = context(options.level if m.level is None else m.level)
+        if fam.text is not None:
+            text[name] = fam.text(ctx, m.param)
         values = np.asarray(fam.kernel(ctx, m.param), dtype=np.float64)
+        if zscores is not None and fam.name not in ("num_q", "runid"):
+            values = zscores.convert(name, al.topics, values)
         per_topic[name] = values
         summary[name] = fam.aggregate(ctx, values)
+        if options.complete and m.family == "num_rel" and not m.name:
+            summary[name] = _num_rel_complete(judgments)
         names.append(name)
         if fam.integer:
             integer.add(name)
@@ -312,7 +327,19 @@ def evaluate_run(
         integer=integer,
         summary_only=summary_only,
         missing_topics=al.missing,
+        runid=run.runid or run.tag,
+        text=text,
+        zscore=zscores is not None,
     )
+
+
+def _num_rel_complete(judgments: Judgments) -> float:
+    """trec_eval's num_rel 'all' under ``-c``: every qrels line with rel > 0, whatever ``-l`` says.
+
+    ``m_num_rel.c``'s te_calc_avg_num_rel recounts the raw qrels of every topic when -c is on,
+    testing ``rel > 0`` rather than the relevance level, and ignoring -J, -M and -Z.
+    """
+    return float(np.count_nonzero(judgments.qrels.rels > 0))
 
 
 def evaluate_files(
@@ -323,6 +350,7 @@ def evaluate_files(
     *,
     names: Sequence[str] | None = None,
     workers: int | None = None,
+    zscores: ZScores | None = None,
 ) -> Iterator[RunResult]:
     """Read and evaluate run files, yielding results in input order.
 
@@ -339,7 +367,8 @@ def evaluate_files(
     workers = workers if workers is not None else min(4, os.cpu_count() or 1)
 
     def job(i: int) -> RunResult:
-        return evaluate_run(judgments, read_run(paths[i], name=names[i]), measures, options)
+        run = read_run(paths[i], name=names[i])
+        return evaluate_run(judgments, run, measures, options, zscores=zscores)
 
     if workers <= 1 or len(paths) <= 1:
         for i in range(len(paths)):

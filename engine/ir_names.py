@@ -1,97 +1,529 @@
-"""ir_measures' vocabulary: ``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``, mapped onto the engine's families.
+"""ir_measures' vocabulary (``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``) and pytrec_eval's (``P_10``).
 
-Names print as written. Measure modules that add families extend :data:`IR_ALIASES`.
+An ir_measures name is ``Name``, ``Name@cut`` or ``Name(arg=value, ...)@cut``, exactly the syntax
+``ir_measures.parse_measure`` accepts (``ir_measures/util.py``). The string is parsed with
+:func:`ast.parse` (which only builds a syntax tree) and every argument value is read with
+:func:`ast.literal_eval`: numbers, ``True``/``False``, quoted strings (``'exp-log2'``) and dicts
+(``{0:0,1:1,2:3}``). Nothing is ever evaluated. Names print as written.
+
+Each ir_measures name maps to an :class:`IrAlias`: the engine family computing it without a cutoff
+(``plain``), the family taking ``@k`` (``cutoff``), and the parameters it accepts, each a
+:class:`Param` (type, default, validator), mirroring the measure's ``SUPPORTED_PARAMS`` in
+``ir_measures/measures/*.py``. An argument it does not declare is refused, as ir_measures refuses it
+(``nDCG(rel=2)``: nDCG has no ``rel``). Accepted arguments become the :class:`Measure`:
+
+- ``rel=N`` sets :attr:`Measure.level` (relevant means grade >= N);
+- ``judged_only=True`` wraps the family in ``ir_judged_only`` (trec_eval's ``-J`` for that measure
+  alone: unjudged and unpooled documents are dropped before ranking);
+- the ``@`` value (``at``, normally ``cutoff``) and every other argument whose value differs from
+  its default become :attr:`Measure.param`: the cutoff alone, ``(cutoff, extra)``, or ``extra``,
+  where ``extra = tuple(sorted({name: value}.items()))`` and a dict value is itself stored as
+  ``tuple(sorted(d.items()))`` so the parameter stays hashable. The family's kernel reads it.
+
+A measure module adds its own names when it is imported (``engine/measures/__init__.py`` imports
+every module), e.g. in ``engine/measures/cwl.py``::
+
+    from engine.ir_names import CUTOFF, IR_ALIASES, IrAlias, Param
+
+    IR_ALIASES["SDCG"] = IrAlias(
+        plain=None,  # SDCG needs a cutoff
+        cutoff="sdcg",  # kernel gets 10, or (10, (("max_rel", 3), ("min_rel", 1)))
+        params={
+            "cutoff": CUTOFF,
+            "min_rel": Param(int, default=0),
+            "max_rel": Param(int, required=True),
+            "dcg": Param(str, default="log2", choices=("log2",)),
+        },
+    )
+    IR_ALIASES["α_SDCG"] = IR_ALIASES["SDCG"]  # another spelling of the same measure
+
+``build=`` replaces the default mapping when a name needs another family for some arguments (see
+``NumRet`` and ``nDCG`` below): it receives the validated :class:`IrCall` and returns measures,
+using :func:`make_measure`. This module imports :mod:`engine.measures` only inside functions, so
+measure modules can import it at their top without an import cycle.
+
+pytrec_eval's names are trec_eval's output names (``P_10``, ``ndcg_cut_10``,
+``iprec_at_recall_0.10``), parsed by :func:`pytrec_eval_measure`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any
+import ast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from engine.measures import REGISTRY, Measure
 from engine.name_parts import MeasureError
-from engine.name_parts import number as _number
+
+if TYPE_CHECKING:
+    from engine.measures.base import Measure
+
+JUDGED_ONLY_FAMILY = "ir_judged_only"  # registered by engine/measures/extra.py
+
+
+class _Missing:
+    """The default of a parameter that has none (ir_measures' ``NOT_PROVIDED``)."""
+
+    def __repr__(self) -> str:
+        return "NOT_PROVIDED"
+
+
+NOT_PROVIDED: Any = _Missing()
+
+Check = Callable[[Any], "str | None"]  # why a value is invalid, or None when it is fine
+
+
+@dataclass(frozen=True)
+class Param:
+    """One named argument of an ir_measures measure (its ``ParamInfo``).
+
+    ``kind`` is int, float, bool, str or dict. An int is accepted where a float is expected (ir_measures
+    refuses ``SetF(beta=1)``; we read it as 1.0). ``check`` returns the reason a value is refused.
+    """
+
+    kind: type
+    default: Any = NOT_PROVIDED
+    required: bool = False
+    choices: tuple[Any, ...] = ()
+    check: Check | None = None
+    doc: str = ""
+
+    def validate(self, value: Any, key: str, spec: str) -> Any:
+        """The value, normalised (float for float, sorted tuple for dict); MeasureError if invalid."""
+        value = self._typed(value, key, spec)
+        if self.choices and value not in self.choices:
+            allowed = ", ".join(repr(c) for c in self.choices)
+            raise MeasureError(f"measure '{spec}': {key}={value!r} is not one of {allowed}")
+        if self.check is not None:
+            reason = self.check(value)
+            if reason:
+                raise MeasureError(f"measure '{spec}': {key}={_show(value)} is invalid ({reason})")
+        return value
+
+    def _typed(self, value: Any, key: str, spec: str) -> Any:
+        kind = self.kind
+        ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not ok:
+            raise MeasureError(
+                f"measure '{spec}': {key} must be {_KIND_NAMES.get(kind, kind.__name__)}, got {value!r}"
+            )
+        if kind is dict:
+            return _dict_param(value, key, spec)
+        return value
+
+
+_KIND_NAMES = {
+    int: "an integer",
+    float: "a number",
+    bool: "True or False",
+    str: "a quoted string",
+    dict: "a dict such as {0:0,1:1,2:3}",
+}
+
+
+def _show(value: Any) -> str:
+    return "{" + ",".join(f"{k}:{v}" for k, v in value) + "}" if isinstance(value, tuple) else repr(value)
+
+
+def _dict_param(value: dict[Any, Any], key: str, spec: str) -> tuple[tuple[Any, Any], ...]:
+    for k, v in value.items():
+        if (
+            isinstance(k, bool)
+            or not isinstance(k, int)
+            or isinstance(v, bool)
+            or not isinstance(v, int | float)
+        ):
+            raise MeasureError(
+                f"measure '{spec}': {key} must map integer grades to numbers, got {k!r}: {v!r}"
+            )
+    return tuple(sorted(value.items()))
+
+
+def positive_int(value: Any) -> str | None:
+    """A cutoff: a positive integer."""
+    return None if value > 0 else "a cutoff must be a positive integer"
+
+
+def open_unit(value: Any) -> str | None:
+    """A persistence or probability strictly between 0 and 1."""
+    return None if 0.0 < value < 1.0 else "it must lie strictly between 0 and 1"
+
+
+def persistence(value: Any) -> str | None:
+    """A user-model persistence p (RBP, Compat): strictly between 0 and 1."""
+    return None if 0.0 < value < 1.0 else "the persistence p must lie strictly between 0 and 1"
+
+
+def unit_interval(value: Any) -> str | None:
+    """A recall level in [0, 1]."""
+    return None if 0.0 <= value <= 1.0 else "it must lie between 0 and 1"
+
+
+def non_negative(value: Any) -> str | None:
+    return None if value >= 0 else "it must not be negative"
+
+
+# The parameters most measures share, as ir_measures declares them.
+CUTOFF = Param(int, check=positive_int, doc="ranking cutoff threshold")
+REQUIRED_CUTOFF = Param(int, required=True, check=positive_int, doc="ranking cutoff threshold")
+REL = Param(int, default=1, doc="minimum relevance score to be considered relevant (inclusive)")
+JUDGED_ONLY = Param(bool, default=False, doc="ignore returned documents that have no relevance judgment")
+
+
+@dataclass(frozen=True)
+class IrCall:
+    """A parsed, validated ir_measures name: the arguments given (``@`` value included, by its name)."""
+
+    spec: str
+    name: str
+    alias: IrAlias
+    args: dict[str, Any]
+
+
+def _no_build(call: IrCall) -> list[Measure]:  # placeholder default for the dataclass field
+    return default_build(call)
 
 
 @dataclass(frozen=True)
 class IrAlias:
-    """An ir_measures name: the family without a cutoff, and the family taking ``@k``."""
+    """An ir_measures name: the family without a cutoff, the family taking ``@k``, the parameters.
+
+    ``params`` maps each accepted argument to its :class:`Param`; a plain tuple of names (the older
+    form) means float parameters plus ``rel``. The ``@`` value is the parameter named ``at``
+    (``cutoff``, or ``recall`` for IPrec); when ``cutoff`` is set and ``params`` lacks it, it is
+    added (required when ``plain`` is None).
+    """
 
     plain: str | None
     cutoff: str | None
-    params: tuple[str, ...] = ()  # named arguments other than rel= (e.g. RBP's p)
+    params: Mapping[str, Param] | tuple[str, ...] = field(default_factory=dict)
+    at: str = "cutoff"
+    build: Callable[[IrCall], list[Measure]] = _no_build
+    doc: str = ""
 
+    def __post_init__(self) -> None:
+        params = self.params
+        if isinstance(params, tuple):
+            params = {"rel": REL, **{name: Param(float) for name in params}}
+        params = dict(params)
+        if self.cutoff is not None and self.at not in params:
+            params[self.at] = REQUIRED_CUTOFF if self.plain is None else CUTOFF
+        object.__setattr__(self, "params", params)
+
+    @property
+    def spec(self) -> Mapping[str, Param]:
+        """The accepted parameters (always a mapping after construction)."""
+        assert isinstance(self.params, Mapping)
+        return self.params
+
+
+def make_measure(
+    call: IrCall, family: str, param: Any = None, *, level: int | None = None, judged_only: bool = False
+) -> Measure:
+    """The request for ``family`` printed as the name written, with ``-J`` for it alone if asked."""
+    from engine.measures.base import REGISTRY, Measure
+
+    if family not in REGISTRY:
+        raise MeasureError(f"measure '{call.spec}' is not available in this engine")
+    if judged_only:
+        return Measure(JUDGED_ONLY_FAMILY, (family, param), name=call.spec, level=level)
+    return Measure(family, param, name=call.spec, level=level)
+
+
+def extra_params(call: IrCall, skip: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
+    """The given arguments other than rel, judged_only, the ``@`` value and ``skip``, minus defaults."""
+    drop = {"rel", "judged_only", call.alias.at, *skip}
+    spec = call.alias.spec
+    return tuple(sorted((k, v) for k, v in call.args.items() if k not in drop and v != spec[k].default))
+
+
+def combine(cut: Any, extra: tuple[tuple[str, Any], ...]) -> Any:
+    """The engine's parameter: the cutoff, ``(cutoff, extra)``, ``extra``, or None."""
+    if extra:
+        return (cut, extra) if cut is not None else extra
+    return cut
+
+
+def default_build(call: IrCall) -> list[Measure]:
+    """``plain`` or ``cutoff`` family; rel → level, judged_only → -J wrapper, the rest → param."""
+    alias = call.alias
+    cut = call.args.get(alias.at)
+    family = alias.cutoff if cut is not None else alias.plain
+    if family is None:  # unreachable once validated: kept for aliases with odd declarations
+        raise MeasureError(f"measure '{call.spec}' needs {alias.at}, e.g. {call.name}@10")
+    return [
+        make_measure(
+            call,
+            family,
+            combine(cut, extra_params(call)),
+            level=call.args.get("rel"),
+            judged_only=bool(call.args.get("judged_only", False)),
+        )
+    ]
+
+
+# -------------------------------------------------------------------------------- custom mappings
+
+
+def _build_numret(call: IrCall) -> list[Measure]:
+    """NumRet: num_ret; NumRet(rel=N): retrieved docs with grade >= N (pytrec_eval's num_rel_ret at N)."""
+    rel = call.args.get("rel", call.alias.spec["rel"].default)
+    if rel is NOT_PROVIDED:
+        return [make_measure(call, "num_ret")]
+    return [make_measure(call, "num_rel_ret", level=rel)]
+
+
+def _build_numq(call: IrCall) -> list[Measure]:
+    """NumQ: 1 per evaluated topic, summed (ir_measures' SumAgg); trec_eval's num_q has no per-topic line."""
+    return [make_measure(call, "num_q_per_topic")]
+
+
+def _build_setp(call: IrCall) -> list[Measure]:
+    """SetP: set_P, or set_relative_P when relative=True (SetRelP is SetP(relative=True))."""
+    relative = call.args.get("relative", call.alias.spec["relative"].default)
+    family = "set_relative_P" if relative else "set_P"
+    judged_only = bool(call.args.get("judged_only", False))
+    return [make_measure(call, family, level=call.args.get("rel"), judged_only=judged_only)]
+
+
+def _build_ndcg(call: IrCall) -> list[Measure]:
+    """nDCG: trec_eval's ndcg / ndcg_cut; with dcg='exp-log2' or gains={...}, the ndcg_ir family."""
+    cut = call.args.get("cutoff")
+    extra = extra_params(call)
+    judged_only = bool(call.args.get("judged_only", False))
+    if not extra:
+        return [make_measure(call, "ndcg_cut" if cut is not None else "ndcg", cut, judged_only=judged_only)]
+    return [make_measure(call, "ndcg_ir", (cut, extra), judged_only=judged_only)]
+
+
+def _build_rbp(call: IrCall) -> list[Measure]:
+    """RBP: binary rbp_p with p and the cutoff; relevant means grade >= rel (default 1 or -l)."""
+    cut = call.args.get("cutoff")
+    extra = extra_params(call)
+    return [make_measure(call, "rbp_p", combine(cut, extra), level=call.args.get("rel"))]
+
+
+# -------------------------------------------------------------------------------- the names
+
+_P_LIKE = {"cutoff": REQUIRED_CUTOFF, "rel": REL, "judged_only": JUDGED_ONLY}
+_RANKED = {"cutoff": CUTOFF, "rel": REL, "judged_only": JUDGED_ONLY}
+_REL_ONLY = {"rel": REL}
+
+_AP = IrAlias("map", "map_cut", _RANKED, doc="Average Precision; AP@k is trec_eval's map_cut")
+_NDCG = IrAlias(
+    "ndcg",
+    "ndcg_cut",
+    {
+        "cutoff": CUTOFF,
+        "dcg": Param(str, default="log2", choices=("log2", "exp-log2"), doc="DCG formulation"),
+        "gains": Param(dict, doc="custom gain per grade (int to number)"),
+        "judged_only": JUDGED_ONLY,
+    },
+    build=_build_ndcg,
+    doc="nDCG (trec_eval's ndcg/ndcg_cut; exp-log2 as gdeval.pl)",
+)
+_P = IrAlias(None, "P", _P_LIKE, doc="Precision at k")
+_RR = IrAlias("recip_rank", "recip_rank_cut", _RANKED, doc="Reciprocal rank of the first relevant doc")
+_RPREC = IrAlias("Rprec", None, {"rel": REL, "judged_only": JUDGED_ONLY}, doc="Precision at R")
+_BPREF = IrAlias("bpref", None, _REL_ONLY, doc="Binary preference")
+_R = IrAlias(None, "recall", _P_LIKE, doc="Recall at k")
+_NUMRET = IrAlias(
+    "num_ret",
+    None,
+    {"rel": Param(int, doc="count only docs with grade >= rel")},
+    build=_build_numret,
+    doc="Documents retrieved (with grade >= rel when given)",
+)
+_SETP = IrAlias(
+    "set_P",
+    None,
+    {"rel": REL, "relative": Param(bool, default=False), "judged_only": JUDGED_ONLY},
+    build=_build_setp,
+    doc="Precision of the whole retrieved set",
+)
 
 # ir_measures name -> families. Extended by the measure modules that add families.
 IR_ALIASES: dict[str, IrAlias] = {
-    "AP": IrAlias("map", "map_cut"),
-    "nDCG": IrAlias("ndcg", "ndcg_cut"),
-    "P": IrAlias(None, "P"),
-    "RR": IrAlias("recip_rank", "recip_rank_cut"),
-    "Rprec": IrAlias("Rprec", None),
-    "Bpref": IrAlias("bpref", None),
-    "infAP": IrAlias("infAP", None),
-    "NumRet": IrAlias("num_ret", None),
-    "NumRel": IrAlias("num_rel", None),
-    "NumRelRet": IrAlias("num_rel_ret", None),
-    "NumQ": IrAlias("num_q", None),
-    "Judged": IrAlias("judged", "judged"),
-    "ERR": IrAlias("err", "err"),
-    "RBP": IrAlias("rbp_p", "rbp_p", ("p",)),
-    # trec_eval 10.0 families of engine/measures/trec_eval_extra.py, named as ir_measures names them
-    "R": IrAlias(None, "recall"),
-    "Recall": IrAlias(None, "recall"),
-    "Success": IrAlias(None, "success"),
-    "IPrec": IrAlias(None, "iprec_at_recall"),  # IPrec@0.1 = iprec_at_recall_0.10
-    "SetP": IrAlias("set_P", None),
-    "SetRelP": IrAlias("set_relative_P", None),
-    "SetR": IrAlias("set_recall", None),
-    "SetAP": IrAlias("set_map", None),
-    "SetF": IrAlias("set_F", None, ("beta",)),  # beta is trec_eval's set_F parameter x
+    "AP": _AP,
+    "MAP": _AP,
+    "nDCG": _NDCG,
+    "NDCG": _NDCG,
+    "P": _P,
+    "Precision": _P,
+    "RR": _RR,
+    "MRR": _RR,
+    "Rprec": _RPREC,
+    "RPrec": _RPREC,
+    "Bpref": _BPREF,
+    "BPref": _BPREF,
+    "infAP": IrAlias("infAP", None, _REL_ONLY, doc="Inferred AP (trec_eval's infAP)"),
+    "NumRet": _NUMRET,
+    "NumRelRet": IrAlias(
+        "num_rel_ret", None, {"rel": REL}, build=_build_numret, doc="NumRet(rel=1): relevant docs retrieved"
+    ),
+    "NumRel": IrAlias("num_rel", None, _REL_ONLY, doc="Relevant docs in the qrels"),
+    "NumQ": IrAlias(
+        "num_q_per_topic", None, {}, build=_build_numq, doc="Topics evaluated (1 per topic, summed)"
+    ),
+    "Judged": IrAlias("judged", "judged", {"cutoff": CUTOFF}, doc="Share of the top k found in the qrels"),
+    "ERR": IrAlias("err", "err", {"cutoff": CUTOFF}, doc="Expected Reciprocal Rank (gdeval.pl)"),
+    "RBP": IrAlias(
+        "rbp_p",
+        "rbp_p",
+        {"cutoff": CUTOFF, "p": Param(float, default=0.8, check=persistence), "rel": Param(int)},
+        build=_build_rbp,
+        doc="Rank-Biased Precision (binary)",
+    ),
+    "R": _R,
+    "Recall": _R,
+    "Success": IrAlias(None, "success", _P_LIKE, doc="1 if a relevant doc is in the top k"),
+    "IPrec": IrAlias(
+        None,
+        "iprec_at_recall_v9",
+        {
+            "recall": Param(float, required=True, check=unit_interval, doc="recall level"),
+            "rel": REL,
+            "judged_only": JUDGED_ONLY,
+        },
+        at="recall",
+        doc="Interpolated precision at a recall level, trec_eval 9's rounding (as pytrec_eval)",
+    ),
+    "SetP": _SETP,
+    "SetRelP": IrAlias(
+        "set_relative_P",
+        None,
+        {"rel": REL, "relative": Param(bool, default=True), "judged_only": JUDGED_ONLY},
+        build=_build_setp,
+        doc="SetP(relative=True): set precision over the best possible for the set's size",
+    ),
+    "SetR": IrAlias("set_recall", None, _REL_ONLY, doc="Recall of the whole retrieved set"),
+    "SetAP": IrAlias("set_map", None, {"rel": REL, "judged_only": JUDGED_ONLY}, doc="SetP x SetR"),
+    "SetF": IrAlias(
+        "set_F",
+        None,
+        {"rel": REL, "beta": Param(float, default=1.0, check=non_negative), "judged_only": JUDGED_ONLY},
+        doc="F measure of the retrieved set (beta is trec_eval's set_F parameter)",
+    ),
 }
 
 
-_IR_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?$")
+# -------------------------------------------------------------------------------- parsing
+
+
+def _split(spec: str) -> tuple[str, list[ast.keyword], list[ast.expr], ast.expr | None] | None:
+    """(name, keyword nodes, positional nodes, @ node) of ``Name(k=v)@c``; None if not that shape."""
+    try:
+        node = ast.parse(spec.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    at: ast.expr | None = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        at = node.right
+        node = node.left
+    keywords: list[ast.keyword] = []
+    positional: list[ast.expr] = []
+    if isinstance(node, ast.Call):
+        keywords, positional, node = node.keywords, node.args, node.func
+    if not isinstance(node, ast.Name):
+        return None
+    return node.id, keywords, positional, at
+
+
+def _literal(node: ast.expr, key: str, spec: str) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise MeasureError(
+            f"measure '{spec}': {key} must be a literal (a number, True/False, a quoted string or a dict)"
+        ) from exc
+
+
+def _given_args(spec: str, name: str, alias: IrAlias, parts: tuple[Any, ...]) -> dict[str, Any]:
+    _, keywords, positional, at = parts
+    if positional:
+        raise MeasureError(f"measure '{spec}': arguments must be named, e.g. {name}(rel=2)")
+    given: dict[str, Any] = {}
+    for kw in keywords:
+        if kw.arg is None:
+            raise MeasureError(f"measure '{spec}': arguments must be named, e.g. {name}(rel=2)")
+        if kw.arg in given:
+            raise MeasureError(f"measure '{spec}': argument '{kw.arg}' is given twice")
+        given[kw.arg] = _literal(kw.value, kw.arg, spec)
+    if at is not None:
+        if alias.at in given:
+            raise MeasureError(f"measure '{spec}': {alias.at} is given both as an argument and after @")
+        given[alias.at] = _literal(at, alias.at, spec)
+    return given
+
+
+def _validate(spec: str, name: str, alias: IrAlias, given: dict[str, Any]) -> dict[str, Any]:
+    params = alias.spec
+    for key in given:
+        if key not in params:
+            accepted = ", ".join(params) or "no parameters"
+            raise MeasureError(f"measure '{spec}': {name} has no parameter '{key}' (it accepts {accepted})")
+    for key, param in params.items():
+        if param.required and key not in given:
+            example = f"{name}@10" if key == "cutoff" else f"{name}({key}=...)"
+            raise MeasureError(f"measure '{spec}': {name} needs {key}, e.g. {example}")
+    return {key: params[key].validate(value, key, spec) for key, value in given.items()}
+
+
+def parse_ir_call(spec: str) -> IrCall | None:
+    """The validated :class:`IrCall` of an ir_measures name; None when ``spec`` is not one."""
+    import engine.measures  # noqa: F401  (measure modules add their names to IR_ALIASES on import)
+
+    parts = _split(spec)
+    if parts is None or parts[0] not in IR_ALIASES:
+        return None
+    name = parts[0]
+    alias = IR_ALIASES[name]
+    args = _validate(spec, name, alias, _given_args(spec, name, alias, parts))
+    return IrCall(spec=spec, name=name, alias=alias, args=args)
 
 
 def ir_measure(spec: str) -> list[Measure] | None:
-    m = _IR_RE.match(spec)
-    if not m:
+    """The measures an ir_measures name asks for, printed as written; None if not an ir_measures name."""
+    call = parse_ir_call(spec)
+    if call is None:
         return None
-    alias = IR_ALIASES.get(m.group("name"))
-    if alias is None:
-        return None
-    level = None
-    param: Any = None
-    extra: dict[str, float] = {}
-    for arg in filter(None, (a.strip() for a in (m.group("args") or "").split(","))):
-        key, eq, val = arg.partition("=")
-        if not eq:
-            raise MeasureError(f"measure '{spec}': expected name=value arguments, got '{arg}'")
-        if key == "rel":
-            level = int(_number(val, spec))
-        elif key in alias.params:
-            extra[key] = float(val)
-        else:
-            raise MeasureError(f"measure '{spec}': unknown argument '{key}'")
-    cut = m.group("cut")
-    if cut is not None:
-        if alias.cutoff is None:
-            raise MeasureError(f"measure '{m.group('name')}' takes no @cutoff")
-        family = alias.cutoff
-        param = _number(cut, spec)
-    else:
-        if alias.plain is None:
-            raise MeasureError(f"measure '{m.group('name')}' needs a cutoff, e.g. {m.group('name')}@10")
-        family = alias.plain
-    if extra:
-        param = (param, tuple(sorted(extra.items()))) if param is not None else tuple(sorted(extra.items()))
-    if family not in REGISTRY:
-        raise MeasureError(f"measure '{spec}' is not available")
-    return [Measure(family, param, name=spec, level=level)]
+    return call.alias.build(call)
+
+
+# -------------------------------------------------------------------------------- pytrec_eval names
+
+
+# pytrec_eval names whose semantics differ from trec_eval 10.0's family of the same name
+PYTREC_EVAL_FAMILIES = {"iprec_at_recall": "iprec_at_recall_v9"}
 
 
 def pytrec_eval_measure(spec: str) -> list[Measure] | None:
-    """pytrec_eval's names as printed in its output (``P_10``, ``ndcg_cut_10``, ``recall_100``); None if not one."""
-    return None
+    """pytrec_eval's names as printed in its output (``P_10``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``).
+
+    pytrec_eval prints a parameterised trec_eval measure as ``family_value`` (trec_eval's own output
+    name), where trec_eval takes ``family.value``. The value is read as trec_eval reads it (an int
+    cutoff, a float recall level or multiplier); the name prints as written. None if not one.
+    """
+    from engine.measures.base import REGISTRY, Measure
+
+    family, sep, value = spec.rpartition("_")
+    fam = REGISTRY.get(family) if sep else None
+    if fam is None or not fam.params or isinstance(fam.params[0], tuple):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if isinstance(fam.params[0], float):
+        param: int | float = number
+    elif number.is_integer() and "." not in value:
+        param = int(number)
+    else:
+        raise MeasureError(f"measure '{spec}': {family} takes an integer cutoff, got {value}")
+    if isinstance(param, int) and param <= 0:
+        raise MeasureError(f"measure '{spec}': a cutoff must be a positive integer")
+    # pytrec_eval bundles trec_eval 9, which picks the recall level's relevant doc differently
+    family = PYTREC_EVAL_FAMILIES.get(family, family)
+    return [Measure(family, param, name=spec)]

@@ -15,57 +15,91 @@ from trec.cli import text_table
 from trec.csvout import SafeWriter
 from trec.progress import TextOut
 
+NAN_TEXT = "-nan"  # what trec_eval's printf("%6.4f") shows for its 0/0 (glibc on x86-64: sign bit set)
 
-def _value(result: RunResult, name: str, value: float, digits: int) -> str:
+
+def _value(result: RunResult, name: str, value: float, digits: int, trec_eval_layout: bool = False) -> str:
+    """One value as trec_eval prints it: runid's tag, integers as ``%ld``, the rest ``%6.4f``.
+
+    Under ``-Z`` every number is a z-score and prints ``%6.4f``, integers too (meas_print_*.c).
+    NaN prints ``-nan`` (padded to 6 in the trec_eval layout), as glibc's printf does for 0/0.
+    """
     if name == "runid":
-        return result.run
-    if name in result.integer:
-        return str(round(value))
+        return result.runid or result.run
     if math.isnan(value):
-        return "nan"
+        return f"{NAN_TEXT:>6}" if trec_eval_layout else NAN_TEXT
+    if name in result.integer and not result.zscore:
+        return str(round(value))
     return f"{value:.{digits}f}"
 
 
 def trec_lines(
-    result: RunResult, *, per_topic: bool, digits: int, with_run: bool, trec_eval_layout: bool = False
+    result: RunResult,
+    *,
+    per_topic: bool,
+    digits: int,
+    with_run: bool,
+    trec_eval_layout: bool = False,
+    summary: bool = True,
 ) -> Iterable[str]:
-    """``measure<TAB>topic<TAB>value`` lines: per-topic lines first (with -q), then 'all'.
+    """``measure<TAB>topic<TAB>value`` lines: per-topic lines first (with -q), then 'all' (unless -n).
 
     ``trec_eval_layout`` pads the measure column to 22 characters, as trec_eval prints it.
+    Per-topic strings (relstring) print quoted and have no 'all' line; under ``-Z`` every name
+    but runid and relstring gets a ``Z`` in front, as in trec_eval.
     """
     prefix = f"{result.run}\t" if with_run else ""
 
-    def line(name: str, topic: str, text: str) -> str:
+    def line(name: str, topic: str, text: str, z: bool = False) -> str:
         label = f"{name:<22}" if trec_eval_layout else name
-        return f"{prefix}{label}\t{topic}\t{text}"
+        return f"{prefix}{'Z' if z else ''}{label}\t{topic}\t{text}"
 
+    z = result.zscore
     if per_topic:
         for i, topic in enumerate(result.topics):
             for name in result.names:
+                if name in result.text:
+                    yield line(name, topic, f"'{result.text[name][i]}'")
+                    continue
                 if name in result.summary_only:
                     continue
-                yield line(name, topic, _value(result, name, float(result.per_topic[name][i]), digits))
+                value = float(result.per_topic[name][i])
+                yield line(name, topic, _value(result, name, value, digits, trec_eval_layout), z)
+    if not summary:
+        return
     for name in result.names:
-        yield line(name, "all", _value(result, name, result.summary[name], digits))
+        if name in result.text:
+            continue
+        text = _value(result, name, result.summary[name], digits, trec_eval_layout)
+        yield line(name, "all", text, z and name != "runid")
 
 
-def result_dict(result: RunResult, *, per_topic: bool, digits: int | None = None) -> dict[str, Any]:
+def result_dict(
+    result: RunResult, *, per_topic: bool, digits: int | None = None, summary: bool = True
+) -> dict[str, Any]:
+    """One run's results as JSON-ready data: numbers (null for NaN), runid's tag, relstring's strings."""
+
     def num(name: str, v: float) -> Any:
         if name == "runid":
-            return result.run
-        if name in result.integer:
+            return result.runid or result.run
+        if not math.isfinite(v):
+            return None
+        if name in result.integer and not result.zscore:
             return round(v)
         return round(v, digits) if digits is not None else v
 
-    out: dict[str, Any] = {
-        "run": result.run,
-        "all": {n: num(n, result.summary[n]) for n in result.names},
-        "missing_topics": result.missing_topics,
-    }
+    out: dict[str, Any] = {"run": result.run, "runid": result.runid or result.run}
+    if result.zscore:
+        out["zscores"] = True
+    if summary:
+        out["all"] = {n: num(n, result.summary[n]) for n in result.names if n not in result.text}
+    out["missing_topics"] = result.missing_topics
     if per_topic:
         out["per_topic"] = {
             t: {
-                n: num(n, float(result.per_topic[n][i])) for n in result.names if n not in result.summary_only
+                n: result.text[n][i] if n in result.text else num(n, float(result.per_topic[n][i]))
+                for n in result.names
+                if n not in result.summary_only or n in result.text
             }
             for i, t in enumerate(result.topics)
         }
@@ -84,8 +118,10 @@ class Writer:
         digits: int,
         with_run: bool,
         trec_eval_layout: bool,
+        summary: bool = True,
     ) -> None:
         self.stream = stream
+        self.summary = summary
         self.fmt = fmt
         self.per_topic = per_topic
         self.digits = digits
@@ -102,21 +138,27 @@ class Writer:
                 digits=self.digits,
                 with_run=self.with_run,
                 trec_eval_layout=self.trec_eval_layout,
+                summary=self.summary,
             ):
                 self.stream.write(line + "\n")
         elif self.fmt == "json":
-            self._json.append(result_dict(result, per_topic=self.per_topic))
+            self._json.append(result_dict(result, per_topic=self.per_topic, summary=self.summary))
         else:
             if self._csv is None:
                 self._csv = SafeWriter(self.stream)
                 self._csv.writerow(["run", "measure", "topic", "value"])
-            for line in trec_lines(result, per_topic=self.per_topic, digits=self.digits, with_run=False):
-                name, topic, value = line.split("\t")
+            lines = trec_lines(
+                result, per_topic=self.per_topic, digits=self.digits, with_run=False, summary=self.summary
+            )
+            for line in lines:
+                name, topic, value = line.split("\t", 2)
+                if name in result.text:  # relstring: the string itself, without trec_eval's quotes
+                    value = value[1:-1]
                 self._csv.writerow([result.run, name, topic, value])
 
     def close(self, meta: dict[str, Any]) -> None:
         if self.fmt == "json":
-            json.dump({**meta, "runs": self._json}, self.stream, indent=1)
+            json.dump({**meta, "runs": self._json}, self.stream, indent=1, allow_nan=False)
             self.stream.write("\n")
 
 

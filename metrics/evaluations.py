@@ -194,6 +194,7 @@ def stored_result(evaluation: Evaluation, row: EvaluationRun) -> RunResult:
     per_topic = {name: _nan(values) for name, values in row.per_topic.items()}
     return RunResult(
         run=row.tag,
+        runid=row.tag,
         topics=list(row.topics),
         per_topic=per_topic,
         summary={n: math.nan if v is None else float(v) for n, v in row.summary.items()},

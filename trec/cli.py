@@ -13,6 +13,17 @@ class UsageError(Exception):
     """A bad file, measure or option: reported in one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help ends with ``raw_epilog`` printed as written (the description
+    and options are still wrapped to the terminal, which a raw formatter would not do)."""
+
+    raw_epilog = ""
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return f"{text}\n{self.raw_epilog.rstrip()}\n" if self.raw_epilog else text
+
+
 def run_command(
     argv: list[str],
     stdout: TextOut,
@@ -22,9 +33,14 @@ def run_command(
     description: str,
     add_arguments: Callable[[argparse.ArgumentParser], None],
     run: Callable[[dict[str, Any], TextOut, TextOut], object],
+    epilog: str | None = None,
 ) -> int:
-    """Parse ``argv`` and run; a UsageError prints one line as Django's CommandError would, exit 2."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    """Parse ``argv`` and run; a UsageError prints one line as Django's CommandError would, exit 2.
+
+    An ``epilog`` (e.g. the measure list) is printed after the options by ``--help``, as written.
+    """
+    parser = _Parser(prog=prog, description=description)
+    parser.raw_epilog = epilog or ""
     add_arguments(parser)
     opts = vars(parser.parse_args(argv))
     try:

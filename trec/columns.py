@@ -210,8 +210,15 @@ class Columns:
         return out
 
 
-def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) -> Columns:
-    """Split a block into exactly ``len(names)`` columns per data line; blank and ``#`` lines are skipped."""
+def split_columns(
+    raw: bytes, first_line: int, path: str, names: Sequence[str], *, extra_ok: bool = False
+) -> Columns:
+    """Split a block into exactly ``len(names)`` columns per data line; blank and ``#`` lines are skipped.
+
+    ``extra_ok`` accepts lines with more tokens and drops the extra ones, as trec_eval's results
+    reader does (``get_trec_results.c`` skips the rest of a line after the run tag); fewer
+    tokens are still an error.
+    """
     ncols = len(names)
     buf = np.frombuffer(raw, dtype=np.uint8)
     empty = np.zeros((0, ncols), dtype=np.int64)
@@ -264,6 +271,8 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
             per_line = np.where(comment, 0, per_line)
     if tstart.size == 0:
         return Columns(path, buf, raw, buf, empty, empty, np.zeros(0, dtype=np.int64))
+    if extra_ok and bool((per_line > ncols).any()):
+        tstart, tend, per_line = _first_tokens(tstart, tend, per_line, ncols)
     bad = (per_line != 0) & (per_line != ncols)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
@@ -282,6 +291,16 @@ def split_columns(raw: bytes, first_line: int, path: str, names: Sequence[str]) 
     return Columns(path, buf, raw, padded, starts, ends, first_line + line_ids.astype(np.int64))
 
 
+def _first_tokens(
+    tstart: np.ndarray, tend: np.ndarray, per_line: np.ndarray, ncols: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Keep only the first ``ncols`` tokens of every line (lines with fewer keep all of theirs)."""
+    line_start = np.repeat(np.cumsum(per_line) - per_line, per_line)
+    within = np.arange(tstart.size) - line_start
+    keep = within < ncols
+    return tstart[keep], tend[keep], np.minimum(per_line, ncols)
+
+
 def concat(parts: list[np.ndarray], empty_dtype: str | type = "S1") -> np.ndarray:
     """Concatenate block results (fixed-width strings of different widths promote to the widest)."""
     if not parts:
@@ -292,15 +311,22 @@ def concat(parts: list[np.ndarray], empty_dtype: str | type = "S1") -> np.ndarra
 
 
 def read_columns(
-    path: str, names: Sequence[str], convert: Callable[[Columns], dict[str, np.ndarray]]
+    path: str,
+    names: Sequence[str],
+    convert: Callable[[Columns], dict[str, np.ndarray]],
+    *,
+    extra_ok: bool = False,
 ) -> tuple[dict[str, list[np.ndarray]], int]:
-    """Read a whole file block by block; ``convert`` maps each block's Columns to named arrays."""
+    """Read a whole file block by block; ``convert`` maps each block's Columns to named arrays.
+
+    ``extra_ok``: see :func:`split_columns`.
+    """
     from trec.io import iter_blocks
 
     out: dict[str, list[np.ndarray]] = {}
     total = 0
     for raw, first_line in iter_blocks(path):
-        cols = split_columns(raw, first_line, str(path), names)
+        cols = split_columns(raw, first_line, str(path), names, extra_ok=extra_ok)
         if len(cols) == 0:
             continue
         total += len(cols)

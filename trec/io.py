@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,16 @@ BLOCK_SIZE = 16 * 1024 * 1024
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
-    """Open ``path`` for reading bytes, decompressing gzip when the file starts with the gzip magic."""
+    """Open ``path`` for reading bytes, decompressing gzip when the file starts with the gzip magic.
+
+    ``-`` is standard input (trec_eval reads its results file from stdin when it is ``-``),
+    read whole into memory: a pipe cannot be peeked at or sized.
+    """
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+        if data[:2] == GZIP_MAGIC:
+            return gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")  # type: ignore[return-value]
+        return io.BytesIO(data)
     try:
         raw = open(path, "rb")  # noqa: SIM115 - handed to the caller, who closes it
     except OSError as exc:

@@ -1,4 +1,8 @@
-"""Runs: ``qid Q0 docno rank score tag``. Only qid, docno and score matter; scores are doubles."""
+"""Runs: ``qid Q0 docno rank score tag``. Only qid, docno and score matter; scores are doubles.
+
+As in trec_eval (``get_trec_results.c``), anything after the tag on a line is ignored, and the
+run's id (what ``runid`` prints) is the tag of the file's last result line.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +39,8 @@ class RankedRun:
     path: str = ""
     # 64-bit hashes of ``docnos`` (trec.order.hash_strings), kept for fast joins with the qrels
     docno_hashes: np.ndarray | None = None
+    # trec_eval's run id: the tag of the last result line (get_trec_results.c keeps the last one read)
+    runid: str = ""
 
     def __len__(self) -> int:
         return len(self.docnos)
@@ -75,6 +81,7 @@ def _convert(cols: Columns) -> dict[str, np.ndarray]:
         "score": cols.floats(4, "a score"),
         "line": cols.line_numbers,
         "tag": np.array([cols.token(0, 5)], dtype="S"),
+        "last_tag": np.array([cols.token(len(cols) - 1, 5)], dtype="S"),
     }
 
 
@@ -87,6 +94,7 @@ def run_from_arrays(
     tag: str = "",
     path: str = "",
     lines: np.ndarray | None = None,
+    runid: str = "",
 ) -> RankedRun:
     """Build a canonical :class:`RankedRun` from parallel arrays; duplicate docnos in a topic are an error."""
     topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
@@ -109,18 +117,24 @@ def run_from_arrays(
         scores=scores[perm],
         path=path,
         docno_hashes=hashes[perm],
+        runid=runid or tag,
     )
 
 
 def read_run(path: PathLike, name: str | None = None) -> RankedRun:
-    """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`."""
-    parts, total = read_columns(str(path), RUN_COLUMNS, _convert)
+    """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`.
+
+    ``-`` reads standard input, as trec_eval does. Fields after the tag are ignored (trec_eval's
+    documented behaviour); a line with fewer than six fields is an error.
+    """
+    parts, total = read_columns(str(path), RUN_COLUMNS, _convert, extra_ok=True)
     if total == 0:
         raise FormatError(
             str(path), 0, "the run has no result lines (expected 'qid Q0 docno rank score tag')"
         )
     qids = concat(parts["qid"])
     tag_arr = parts["tag"][0]
+    last_tag = parts["last_tag"][-1]
     return run_from_arrays(
         name or run_name_from_path(path),
         qids,
@@ -129,6 +143,7 @@ def read_run(path: PathLike, name: str | None = None) -> RankedRun:
         tag=tag_arr[0].decode(errors="replace") if len(tag_arr) else "",
         path=str(path),
         lines=concat(parts["line"], np.int64),
+        runid=last_tag[0].decode(errors="replace") if len(last_tag) else "",
     )
 
 

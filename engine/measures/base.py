@@ -31,6 +31,9 @@ class EvalOptions:
     sample_variant: str = "trec2011"  # sample_eval.pl version: "trec2011" or "trecvid2012"
     sample_prior: str = "third"  # xinfAP's empty-sample prior: sample_eval's 1/3 or trec_eval's 1/2
     max_result_size: int = 1000  # sample_eval's $maxResultSize
+    num_docs_in_coll: int = (
+        0  # -N: documents in the collection (trec_eval's default 0; only utility reads it)
+    )
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ class Context:
 
 
 Kernel = Callable[[Context, Any], np.ndarray]
+TextKernel = Callable[[Context, Any], list[str]]
 Aggregate = Callable[[Context, np.ndarray], float]
 
 
@@ -170,6 +174,11 @@ class Family:
     in_all_trec: bool = True
     design: str = "qrels"  # "qrels", "prel" (sample_eval strata) or "mq" (inclusion probabilities)
     format_name: Callable[[str, Any], str] | None = None
+    # a per-topic string instead of a number (trec_eval's relstring): printed per topic only
+    text: TextKernel | None = None
+    # how trec_eval reads ``name.params`` (meas_init.c): "long_cutoffs" (P.5,10), "double_cutoffs"
+    # (iprec_at_recall..1,.5), "double_params" (utility.1,-1,0,0), "pairs" (ndcg.1=3,2=9), "" none
+    param_kind: str = ""
 
     def output_name(self, param: Any) -> str:
         if self.format_name is not None:

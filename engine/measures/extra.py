@@ -7,11 +7,12 @@ and where we deliberately do not.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
-from engine.measures.base import NONPOOL, Context, Family, register
+from engine.measures.base import NONPOOL, REGISTRY, Context, Family, register, total
 
 # gdeval.pl's $MAX_JUDGMENT (TREC 2010 Web track): ERR divides by 2^4 whatever grades the qrels hold.
 ERR_MAX_GRADE = 4
@@ -305,3 +306,135 @@ register(_family("rbp_p", _rbp_binary, params=(RBP_DEFAULT_P,)))
 register(_family("rbp_p_resid", _rbp_binary_resid, params=(RBP_DEFAULT_P,)))
 register(_family("statAP", _statap, design="mq"))
 register(_family("statAP_var", _statap_var, design="mq"))
+
+
+# -------------------------------------------------------------------------------- ir_measures helpers
+
+
+def _num_q_per_topic(ctx: Context, _: Any) -> np.ndarray:
+    """num_q_per_topic (ir_measures ``NumQ``): 1 for every evaluated topic; 'all' is the sum.
+
+    trec_eval's ``num_q`` prints only the 'all' line; ir_measures yields NumQ = 1 per query.
+    """
+    return np.ones(ctx.ntopics)
+
+
+def _split_ir_param(param: Any) -> tuple[int | None, dict[str, Any]]:
+    """(cutoff, named options) from ``cut``, ``(cut or None, extra)`` or ``extra`` (engine/ir_names.py)."""
+    if param is None:
+        return None, {}
+    if isinstance(param, tuple):
+        if len(param) == 2 and not isinstance(param[0], tuple):
+            return (None if param[0] is None else _cutoff(param[0])), dict(param[1])
+        return None, dict(param)
+    return _cutoff(param), {}
+
+
+def _mapped_gain(grades: np.ndarray, gains: dict[int, float], dcg: str) -> np.ndarray:
+    g = grades.astype(np.float64)
+    for level, gain in gains.items():
+        g[grades == level] = gain
+    g = np.maximum(g, 0.0)
+    return np.exp2(g) - 1.0 if dcg == "exp-log2" else g
+
+
+def _ir_ideal(ctx: Context, k: int | None, gains: dict[int, float], dcg: str) -> np.ndarray:
+    """Per topic, the ideal DCG: every judged doc's mapped gain, descending, cut at k."""
+    out = np.zeros(ctx.ntopics)
+    for t, counts in enumerate(ctx.stats.grade_counts):
+        levels = np.array(list(counts), dtype=np.int64)
+        reps = np.array([counts[level] for level in levels.tolist()], dtype=np.int64)
+        g = np.sort(np.repeat(_mapped_gain(levels, gains, dcg), reps))[::-1]
+        g = g[g > 0][:k] if k is not None else g[g > 0]
+        out[t] = float(np.sum(g / np.log2(np.arange(2, len(g) + 2, dtype=np.float64))))
+    return out
+
+
+def _ndcg_ir(ctx: Context, param: Any) -> np.ndarray:
+    """ndcg_ir (ir_measures ``nDCG(dcg='exp-log2')@k``, ``nDCG(gains={0:0,1:1,2:3})@k``).
+
+        DCG = Σ_{i<=k} gain(g_i) / log2(i + 1) over the ideal DCG of the topic's judged docs.
+        ``gains`` maps a judged grade to its gain (ir_measures rewrites the qrels grade by grade,
+        ``gains.get(grade, grade)``, before calling pytrec_eval's ndcg); a negative gain counts 0, as
+        trec_eval counts only positive gains; a doc absent from the qrels gains 0 whatever ``gains``
+    maps 0 to. A qrels grade below 0 is read as unjudged, so ``gains`` cannot map it (ir_measures
+    maps it before pytrec_eval sees it). ``dcg='exp-log2'`` takes 2^gain − 1 (Burges et al. 2005;
+        ir_measures computes it with gdeval.pl, which prints 5 decimals, or ranx without a cutoff);
+        'log2' takes the gain itself. Unjudged and unpooled docs gain 0. A topic whose ideal DCG is
+        0 scores 0. gdeval.pl also refuses grades above 4; this kernel does not.
+    """
+    k, opts = _split_ir_param(param)
+    gains = {int(a): float(b) for a, b in opts.get("gains", ())}
+    dcg = str(opts.get("dcg", "log2"))
+    judged = ctx.rel >= 0
+    gain = np.where(judged, _mapped_gain(np.where(judged, ctx.rel, 0), gains, dcg), 0.0)
+    terms = gain / np.log2(ctx.rank + 1.0)
+    if k is not None:
+        terms = np.where(ctx.rank <= k, terms, 0.0)
+    return _safe_div(ctx.seg_sum(terms), _ir_ideal(ctx, k, gains, dcg))
+
+
+def judged_only_context(ctx: Context) -> Context:
+    """The context with every unjudged and unpooled document removed (trec_eval ``-J``), cached."""
+    cached = ctx.extra.get("ir_judged_only_context")
+    if isinstance(cached, Context):
+        return cached
+    keep = ctx.rel >= 0
+    counts = ctx.seg_count(keep).astype(np.int64)
+    offsets = np.zeros(ctx.ntopics + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    extra = {k: v for k, v in ctx.extra.items() if k != "aligned"}
+    aligned = ctx.extra.get("aligned")
+    if aligned is not None:
+        rows = aligned.qrels_rows
+        extra["aligned"] = dataclasses.replace(
+            aligned,
+            offsets=offsets,
+            rel=aligned.rel[keep],
+            docnos=aligned.docnos[keep],
+            scores=aligned.scores[keep],
+            qrels_rows=rows[keep] if rows is not None else None,
+        )
+    sub = Context(ctx.topics, offsets, ctx.rel[keep], ctx.stats, ctx.options, level=ctx.level, extra=extra)
+    ctx.extra["ir_judged_only_context"] = sub
+    return sub
+
+
+def _judged_only(ctx: Context, param: Any) -> np.ndarray:
+    """ir_judged_only (ir_measures ``judged_only=True``): the wrapped family under trec_eval's ``-J``.
+
+    ``param`` is (family, its parameter). Unjudged and unpooled documents are removed before
+    ranking, for this measure alone, as ir_measures asks pytrec_eval with
+    ``judged_docs_only_flag``. Every family ir_measures accepts it for (P, AP, nDCG, RR, Rprec, R,
+    Success, IPrec, SetP, SetAP, SetF) averages over topics, which this family does too.
+    """
+    family, inner = param
+    return np.asarray(REGISTRY[family].kernel(judged_only_context(ctx), inner), dtype=np.float64)
+
+
+register(_family("num_q_per_topic", _num_q_per_topic, aggregate=total, integer=True))
+register(_family("ndcg_ir", _ndcg_ir))
+register(_family("ir_judged_only", _judged_only))
+
+
+def _iprec_at_recall_v9(ctx: Context, level: Any) -> np.ndarray:
+    """iprec_at_recall_v9 (ir_measures ``IPrec@c``, pytrec_eval's ``iprec_at_recall_c``).
+
+    Interpolated precision at recall c as trec_eval 9 computes it, which pytrec_eval bundles and
+    ir_measures calls: the recall level picks the ``(long)(c·R + 0.9)``-th relevant doc, where
+    trec_eval 10.0's ``iprec_at_recall`` takes ``lround(c·R)``. The two differ when c·R has a
+    fractional part in [0.1, 0.5): e.g. c = 0.1, R = 13 takes the 2nd relevant doc here, the 1st
+    in trec_eval 10.0. Otherwise as ``iprec_at_recall`` (engine/measures/trec_eval_extra.py).
+    """
+    from engine.measures.trec_eval_extra import interpolated_precision
+
+    return interpolated_precision(ctx, (float(level),), rounding="v9")[:, 0]
+
+
+register(
+    _family(
+        "iprec_at_recall_v9",
+        _iprec_at_recall_v9,
+        params=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    )
+)

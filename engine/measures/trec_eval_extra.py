@@ -9,13 +9,15 @@ string, not a number: :func:`relstrings` computes it for the output layer, which
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from engine.measures.base import NONPOOL, UNJUDGED, Context, Family, geometric_mean, register, total
-from engine.measures.trec_eval import CUTOFFS, _bpref, _map, _safe_div
+from engine.measures.trec_eval import CUTOFFS, _bpref, _map, _ndcg, _safe_div
 
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
@@ -103,26 +105,70 @@ def _doc_gains(ctx: Context, custom: dict[int, float]) -> np.ndarray:
 
 
 def _ideal(ctx: Context, custom: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Every topic's ideal ranking (its judged docs of positive gain, descending), concatenated, with offsets.
+    """Every topic's ideal ranking (its judged docs of positive gain, best first), concatenated, with offsets.
 
-    trec_eval walks its gain levels from the highest gain down and stops at the first gain <= 0,
-    so the ideal ranking is exactly the judged docs of positive gain. (Its level sort compares
-    ``(int)(g1 - g2)``, so overrides closer than 1 apart sort arbitrarily there; we sort them properly.)
+    trec_eval (``gain_init.c`` setup_gains) lists the gain levels, sorts them by gain and walks
+    them from the top, stopping at the first level of gain <= 0. Without overrides that is the
+    judged docs of grade > 0, best first. With overrides the order is glibc's: see
+    :func:`_trec_eval_gain_order`.
     """
     if not custom:
         parts = ctx.stats.ideal_gains
     else:
-        parts = []
-        for counts in ctx.stats.grade_counts:
-            g = np.concatenate(
-                [np.full(c, custom.get(level, float(level))) for level, c in counts.items()] or [np.zeros(0)]
-            )
-            parts.append(np.sort(g[g > 0])[::-1])
+        parts = [_ideal_gains(counts, custom) for counts in ctx.stats.grade_counts]
     lengths = np.array([len(p) for p in parts], dtype=np.int64)
     offsets = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     flat = np.concatenate(parts).astype(np.float64) if parts else np.zeros(0)
     return flat, offsets
+
+
+def _ideal_gains(counts: dict[int, int], custom: dict[int, float]) -> np.ndarray:
+    """One topic's ideal gains under ``level=gain`` overrides, as trec_eval's setup_gains + walk give them.
+
+    Levels: the overrides in the order given, then 0..max judged grade not overridden (gain =
+    level); each with its count of judged docs. Walking down from the highest-sorted level,
+    levels without docs are passed over and the walk ends at the first level of gain <= 0.
+    """
+    top = max(counts) + 1 if counts else 0
+    levels = [(level, gain, counts.get(level, 0)) for level, gain in custom.items()]
+    levels += [(lv, float(lv), counts.get(lv, 0)) for lv in range(top) if lv not in custom]
+    ordered = _trec_eval_gain_order(levels)
+    if not ordered or ordered[-1][1] <= 0:
+        return np.zeros(0)
+    out: list[float] = []
+    for _, gain, n in reversed(ordered):
+        if n == 0:
+            continue
+        if gain <= 0:
+            break
+        out.extend([gain] * n)
+    return np.array(out, dtype=np.float64)
+
+
+def _trec_eval_gain_order(levels: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
+    """trec_eval's sort of gain levels: glibc 2.36's qsort (a top-down merge sort) with the comparator
+    ``(int)(g1 - g2)`` of ``gain_init.c``, which calls gains less than 1 apart equal.
+
+    Gains closer than 1 therefore keep an order that depends on their input positions (e.g. with
+    ``ideal_dcg.2=0.5`` level 2 stays below level 0, so the ideal ranking stops before it). This
+    reproduces trec_eval built on glibc <= 2.36; a qsort of another C library may order them otherwise.
+    """
+    if len(levels) <= 1:
+        return list(levels)
+    half = len(levels) // 2
+    left = _trec_eval_gain_order(levels[:half])
+    right = _trec_eval_gain_order(levels[half:])
+    out: list[tuple[int, float, int]] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if int(left[i][1] - right[j][1]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
 
 
 def _seg_cumsum_by(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -150,7 +196,8 @@ def interpolated_precision(ctx: Context, levels: tuple[float, ...], rounding: st
     been retrieved; 0 if the run never gets there. A count of 0 takes the value of a count of 1
     (the loop's leftover maximum), or num_rel_ret/num_ret when nothing relevant is retrieved:
     0, except 0/0 = NaN (trec_eval prints -nan) for a topic whose every doc ``-J`` removed.
-    A topic missing from the run (``-c``) scores 0, as trec_eval zeroes it.
+    A topic missing from the run (``-c``) scores 0: trec_eval evaluates it as a one-document
+    ranking of an unpooled doc, so 0/1; under ``-J`` that doc is removed too, and it is NaN.
     """
     R = ctx.stats.num_rel.astype(np.float64)
     scaled = np.asarray(levels, dtype=np.float64)[None, :] * R[:, None]
@@ -176,7 +223,9 @@ def interpolated_precision(ctx: Context, levels: tuple[float, ...], rounding: st
     t_idx, c_idx = np.nonzero(ok)
     out[t_idx, c_idx] = best[rel_off[t_idx] + want[t_idx, c_idx] - 1]
     if "aligned" in ctx.extra:
-        emptied = (ctx.lengths == 0) & ~_not_in_run(ctx)
+        # a topic missing from the run (-c) is trec_eval's one-document bogus ranking: 0/1 = 0,
+        # unless -J removed that unjudged document too
+        emptied = (ctx.lengths == 0) & (~_not_in_run(ctx) | ctx.options.judged_only)
         out[emptied[:, None] & (cuts == 0)] = np.nan
     return out
 
@@ -194,10 +243,56 @@ def _eleven_pt_avg(ctx: Context, levels: Param) -> np.ndarray:
     """11pt_avg: the mean of iprec_at_recall over recall levels 0.0, 0.1, ..., 1.0 (``m_11pt_avg.c``).
 
     Obsolete area-under-the-curve estimate kept for old comparisons; same level rounding as
-    iprec_at_recall (``lround(c·R)``). ``-m 11pt_avg.0.2,0.5,0.8`` averages other levels.
+    iprec_at_recall (``lround(c·R)``). ``-m 11pt_avg.0.2,0.5,0.8`` averages other levels; levels
+    given out of ascending order take trec_eval's order-dependent path (:func:`_eleven_pt_listed`).
     """
     lv = tuple(float(x) for x in (levels or RECALL_LEVELS))
-    return np.mean(interpolated_precision(ctx, lv), axis=1) if len(lv) else np.zeros(ctx.ntopics)
+    if not lv:
+        return np.zeros(ctx.ntopics)
+    if any(a > b for a, b in itertools.pairwise(lv)):
+        return _eleven_pt_listed(ctx, lv)
+    return np.mean(interpolated_precision(ctx, lv), axis=1)
+
+
+def _eleven_pt_listed(ctx: Context, levels: tuple[float, ...]) -> np.ndarray:
+    """11pt_avg over levels in the order given, as ``m_11pt_avg.c`` walks them.
+
+    trec_eval assumes ascending levels: it walks the ranking from the bottom with the running
+    interpolated precision and credits the level list from its end, each level when its count
+    ``lround(c·R)`` of relevant docs is reached, skipping at the start every trailing level
+    beyond num_rel_ret; what is left when the walk ends gets the final interpolated precision.
+    With unsorted levels some are credited at the wrong rank; this reproduces that exactly.
+    A topic missing from the run (``-c``) is its one-unpooled-document ranking (empty under ``-J``).
+    """
+    n = len(levels)
+    R = ctx.stats.num_rel
+    missing = _not_in_run(ctx) & (not ctx.options.judged_only)
+    out = np.zeros(ctx.ntopics)
+    is_rel = ctx.is_rel
+    for t in range(ctx.ntopics):
+        a, b = int(ctx.offsets[t]), int(ctx.offsets[t + 1])
+        rel = is_rel[a:b]
+        num_ret = (b - a) + int(missing[t])
+        rel_ret = int(rel.sum())
+        cuts = _lround(np.asarray(levels) * float(R[t])).tolist()
+        cur = n - 1
+        while cur >= 0 and cuts[cur] > rel_ret:
+            cur -= 1
+        best = rel_ret / num_ret if num_ret else math.nan
+        total = 0.0
+        so_far = rel_ret
+        for i in range(num_ret, 0, -1):
+            if so_far <= 0:
+                break
+            best = max(best, so_far / i) if not math.isnan(best) else best
+            if i <= b - a and rel[i - 1]:
+                while cur >= 0 and so_far == cuts[cur]:
+                    total += best
+                    cur -= 1
+                so_far -= 1
+        total += best * (cur + 1) if cur >= 0 else 0.0
+        out[t] = total / n
+    return out
 
 
 # ---------------------------------------------------------------- cutoff families
@@ -296,7 +391,7 @@ def _utility(ctx: Context, coeffs: Param) -> np.ndarray:
 
     a = relevant retrieved, b = non-relevant retrieved (any doc not relevant, judged or not),
     c = relevant not retrieved, d = the rest of a collection of ``-N`` docs, which trec_eval takes
-    as 0 unless given: d = a - num_ret - R. Defaults (1, -1, 0, 0): a - b. Averaged over topics.
+    as 0 unless given (``-N``): d = N + a - num_ret - R. Defaults (1, -1, 0, 0): a - b. Averaged over topics.
     A topic missing from the run (``-c``) scores 0 whatever the coefficients: trec_eval zeroes it.
     """
     p = tuple(float(x) for x in (coeffs or UTILITY_COEFFICIENTS))
@@ -305,7 +400,7 @@ def _utility(ctx: Context, coeffs: Param) -> np.ndarray:
     a = _num_rel_ret(ctx)
     ret = ctx.lengths.astype(np.float64)
     R = ctx.num_rel()
-    num_docs_in_coll = 0.0
+    num_docs_in_coll = float(ctx.options.num_docs_in_coll)
     value = p[0] * a + p[1] * (ret - a) + p[2] * (R - a) + p[3] * (num_docs_in_coll + a - ret - R)
     return np.where(_not_in_run(ctx), 0.0, value)
 
@@ -460,18 +555,91 @@ def _rbp(ctx: Context, param: Param) -> np.ndarray:
     return (1.0 - p) * ctx.seg_sum(np.where(gd != 0, gd * weights, 0.0))
 
 
-def _rbp_resid(ctx: Context, _: Param) -> np.ndarray:
+def _rbp_resid(ctx: Context, param: Param) -> np.ndarray:
     """rbp_resid: the RBP weight (p = 0.9) of unjudged and unpooled docs plus of the ranks past the run.
 
     p^num_ret + (1 − p) Σ over unjudged docs at rank i of p^(i−1) (``m_rbp_resid.c``). Quirk: a
     topic whose retrieved docs are all judged scores 0, not p^num_ret; so under ``-J`` it is 0.
-    p is fixed at 0.9 (trec_eval takes no parameter here).
+    ``rbp_resid.p=0.95`` sets p (other ``name=value`` pairs are ignored, as in trec_eval).
     """
-    p = RBP_P
+    p = _rbp_p(param)
     unj = ctx.rel < 0
     weights = np.power(p, (ctx.rank - 1).astype(np.float64))
     resid = np.power(p, ctx.lengths.astype(np.float64)) + (1.0 - p) * ctx.seg_sum(np.where(unj, weights, 0.0))
     return np.where(ctx.seg_count(unj) > 0, resid, 0.0)
+
+
+def _dcg_totals(ctx: Context, param: Param, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per topic (DCG of the whole ranking, ideal DCG of every judged doc of positive gain).
+
+    trec_eval ``m_ndcg.c``: gain of a doc = its level's gain (the grade, or the ``level=gain``
+    override), unjudged/unpooled 0; discount log2(rank + 1); the ideal ranking is not cut at the
+    run's length.
+    """
+    _, dcg, idcg, ioff = _dcg_parts(ctx, param, name)
+    npos = np.diff(ioff)
+    full_idcg = np.zeros(ctx.ntopics)
+    has = npos > 0
+    full_idcg[has] = idcg[ioff[1:][has] - 1]
+    return _cum_at(ctx, dcg, ctx.lengths), full_idcg
+
+
+def _ndcg_gains(ctx: Context, param: Param) -> np.ndarray:
+    """ndcg: DCG / ideal DCG (Järvelin & Kekäläinen 2002), trec_eval ``m_ndcg.c``; 0 if the ideal is 0.
+
+    ``ndcg.1=3,2=9,4=4.5`` gives relevance levels 1, 2, 4 the gains 3, 9, 4.5 (gain_init.c; other
+    levels keep gain = level; names that are not integers are ignored). Without overrides this is
+    the plain-grade nDCG of :func:`engine.measures.trec_eval._ndcg`. ``-l`` is ignored.
+    """
+    if not _custom_gains(param, "ndcg"):
+        return _ndcg(ctx, None)
+    dcg, ideal = _dcg_totals(ctx, param, "ndcg")
+    return _safe_div(dcg, ideal)
+
+
+def _dcg(ctx: Context, param: Param) -> np.ndarray:
+    """dcg: Σ gain_i / log2(i + 1) over the ranking (trec_eval ``m_ndcg.c``'s ``dcg``; gains as ``ndcg``)."""
+    return _dcg_totals(ctx, param, "dcg")[0]
+
+
+def _ideal_dcg(ctx: Context, param: Param) -> np.ndarray:
+    """ideal_dcg: the DCG of the ideal ranking of the topic's judged docs (``m_ndcg.c``'s ``ideal_dcg``).
+
+    Independent of the run (but evaluated only on the run's topics); gains as ``ndcg``.
+    """
+    return _dcg_totals(ctx, param, "ideal_dcg")[1]
+
+
+def _yaap(ctx: Context, _: Param) -> np.ndarray:
+    """yaap: log((1 + S) / (1 + R − S)), S = Σ over relevant retrieved docs of (relevant so far)/rank.
+
+    Robertson's "Yet Another Average Precision" (ECIR 2012), trec_eval ``m_yaap.c``: S is AP's
+    numerator, so yaap is monotonic with AP on a topic and defined (finite) at AP = 0 and 1.
+    """
+    s = ctx.seg_sum(np.where(ctx.is_rel, ctx.cum_rel / ctx.rank, 0.0))
+    result: np.ndarray = np.log((1.0 + s) / (1.0 + ctx.num_rel() - s))
+    return result
+
+
+def _relstring_length(param: Param) -> int:
+    if param is None:
+        return RELSTRING_LENGTH
+    value = param[0] if isinstance(param, tuple) else param
+    return max(int(float(value)), 0)  # C's (long) truncation; a negative length prints ''
+
+
+def _relstring_text(ctx: Context, param: Param) -> list[str]:
+    """relstring's per-topic strings (see :func:`relstrings`); ``relstring.20`` shows 20 docs."""
+    return relstrings(ctx.rel, ctx.offsets, _relstring_length(param))
+
+
+def _relstring(ctx: Context, _: Param) -> np.ndarray:
+    """relstring: the judgments of the first N (default 10) ranked docs as a string (``m_relstring.c``).
+
+    '0'-'9' a grade, '>' above 9, '-' not in the pool, '.' pooled but unjudged. Printed per topic
+    only, quoted; it has no numeric value (this kernel's zeros are never printed).
+    """
+    return np.zeros(ctx.ntopics)
 
 
 # ---------------------------------------------------------------- geometric means
@@ -531,6 +699,11 @@ def _bare_name(default: Any) -> Callable[[str, Any], str]:
     return fmt
 
 
+def _two_decimals(name: str, param: Any) -> str:
+    """trec_eval's ``append_double``: ``%s_%3.2f`` (iprec_at_recall_0.10, Rprec_mult_5.00)."""
+    return f"{name}_{float(param):.2f}"
+
+
 def _as_items(param: tuple[Any, ...]) -> list[tuple[Any, float]]:
     return [(item[0], float(item[1])) if isinstance(item, tuple) else (None, float(item)) for item in param]
 
@@ -541,20 +714,49 @@ def _doc(kernel: Any) -> str:
 
 register(Family("gm_map", _gm_map, _doc(_gm_map), aggregate=geometric_mean, per_topic=False), after="map")
 register(
-    Family("iprec_at_recall", _iprec_at_recall, _doc(_iprec_at_recall), params=RECALL_LEVELS),
+    Family(
+        "iprec_at_recall",
+        _iprec_at_recall,
+        _doc(_iprec_at_recall),
+        params=RECALL_LEVELS,
+        param_kind="double_cutoffs",
+        format_name=_two_decimals,
+    ),
     after="recip_rank",
 )
-register(Family("recall", _recall, _doc(_recall), params=CUTOFFS), after="P")
+register(
+    Family(
+        "relstring",
+        _relstring,
+        _doc(_relstring),
+        params=(None,),
+        text=_relstring_text,
+        param_kind="double_params",
+        format_name=_bare_name(None),
+    ),
+    after="P",
+)
+register(
+    Family("recall", _recall, _doc(_recall), params=CUTOFFS, param_kind="long_cutoffs"), after="relstring"
+)
 _after = "infAP"
 for _fam in (
     Family("gm_bpref", _gm_bpref, _doc(_gm_bpref), aggregate=geometric_mean, per_topic=False),
-    Family("Rprec_mult", _rprec_mult, _doc(_rprec_mult), params=RPREC_MULTIPLES),
+    Family(
+        "Rprec_mult",
+        _rprec_mult,
+        _doc(_rprec_mult),
+        params=RPREC_MULTIPLES,
+        param_kind="double_cutoffs",
+        format_name=_two_decimals,
+    ),
     Family(
         "utility",
         _utility,
         _doc(_utility),
         params=(UTILITY_COEFFICIENTS,),
         format_name=_bare_name(UTILITY_COEFFICIENTS),
+        param_kind="double_params",
     ),
     Family(
         "11pt_avg",
@@ -562,29 +764,60 @@ for _fam in (
         _doc(_eleven_pt_avg),
         params=(RECALL_LEVELS,),
         format_name=_bare_name(RECALL_LEVELS),
+        param_kind="double_params",
     ),
     Family("binG", _bin_g, _doc(_bin_g)),
-    Family("G", _g, _doc(_g), params=((),), format_name=_bare_name(())),
+    Family("G", _g, _doc(_g), params=((),), format_name=_bare_name(()), param_kind="pairs"),
+    Family(
+        "dcg",
+        _dcg,
+        _doc(_dcg),
+        params=((),),
+        format_name=_bare_name(()),
+        param_kind="pairs",
+        in_all_trec=False,
+    ),
+    Family(
+        "ideal_dcg",
+        _ideal_dcg,
+        _doc(_ideal_dcg),
+        params=((),),
+        format_name=_bare_name(()),
+        param_kind="pairs",
+        in_all_trec=False,
+    ),
+    Family(
+        "ndcg", _ndcg_gains, _doc(_ndcg_gains), params=((),), format_name=_bare_name(()), param_kind="pairs"
+    ),
 ):
     register(_fam, after=_after)
     _after = _fam.name
 _after = "ndcg"
 for _fam in (
-    Family("ndcg_rel", _ndcg_rel, _doc(_ndcg_rel), params=((),), format_name=_bare_name(())),
-    Family("Rndcg", _rndcg, _doc(_rndcg), params=((),), format_name=_bare_name(())),
+    Family(
+        "ndcg_rel", _ndcg_rel, _doc(_ndcg_rel), params=((),), format_name=_bare_name(()), param_kind="pairs"
+    ),
+    Family("Rndcg", _rndcg, _doc(_rndcg), params=((),), format_name=_bare_name(()), param_kind="pairs"),
 ):
     register(_fam, after=_after)
     _after = _fam.name
 _after = "ndcg_cut"
 for _fam in (
-    Family("map_cut", _map_cut, _doc(_map_cut), params=CUTOFFS),
-    Family("relative_P", _relative_p, _doc(_relative_p), params=CUTOFFS),
-    Family("success", _success, _doc(_success), params=SUCCESS_CUTOFFS),
+    Family("map_cut", _map_cut, _doc(_map_cut), params=CUTOFFS, param_kind="long_cutoffs"),
+    Family("relative_P", _relative_p, _doc(_relative_p), params=CUTOFFS, param_kind="long_cutoffs"),
+    Family("success", _success, _doc(_success), params=SUCCESS_CUTOFFS, param_kind="long_cutoffs"),
     Family("set_P", _set_p, _doc(_set_p)),
     Family("set_relative_P", _set_relative_p, _doc(_set_relative_p)),
     Family("set_recall", _set_recall, _doc(_set_recall)),
     Family("set_map", _set_map, _doc(_set_map)),
-    Family("set_F", _set_f, _doc(_set_f), params=(SET_F_BETA,), format_name=_bare_name(SET_F_BETA)),
+    Family(
+        "set_F",
+        _set_f,
+        _doc(_set_f),
+        params=(SET_F_BETA,),
+        format_name=_bare_name(SET_F_BETA),
+        param_kind="double_params",
+    ),
     Family(
         "num_nonrel_judged_ret",
         _num_nonrel_judged_ret,
@@ -592,9 +825,17 @@ for _fam in (
         aggregate=total,
         integer=True,
     ),
-    Family("rbp", _rbp, _doc(_rbp), params=((),), format_name=_bare_name(())),
-    Family("rbp_resid", _rbp_resid, _doc(_rbp_resid)),
-    Family("unj", _unj, _doc(_unj), params=UNJ_CUTOFFS),
+    Family("yaap", _yaap, _doc(_yaap), in_all_trec=False),
+    Family("rbp", _rbp, _doc(_rbp), params=((),), format_name=_bare_name(()), param_kind="pairs"),
+    Family(
+        "rbp_resid",
+        _rbp_resid,
+        _doc(_rbp_resid),
+        params=((),),
+        format_name=_bare_name(()),
+        param_kind="pairs",
+    ),
+    Family("unj", _unj, _doc(_unj), params=UNJ_CUTOFFS, param_kind="long_cutoffs"),
 ):
     register(_fam, after=_after)
     _after = _fam.name

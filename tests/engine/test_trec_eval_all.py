@@ -98,7 +98,10 @@ def test_all_trec_matches_trec_eval_output(refdata: Path, relpath: str) -> None:
 
     lines = _read_output(path)
     printed_all = [m.strip() for m, t, _ in lines if t == "all"]
-    expected_names = [n for n in result.names if not (v9 and n.startswith(V9_ABSENT))]
+    # relstring prints per topic only: it has no 'all' line
+    expected_names = [
+        n for n in result.names if n not in result.text and not (v9 and n.startswith(V9_ABSENT))
+    ]
     assert printed_all == expected_names, "all_trec names or print order differ from trec_eval's"
     printed_topics = list(dict.fromkeys(t for _, t, _ in lines if t != "all"))
     assert printed_topics == result.topics
@@ -108,7 +111,7 @@ def test_all_trec_matches_trec_eval_output(refdata: Path, relpath: str) -> None:
     for measure, topic, value in lines:
         measure = measure.strip()
         if measure == "runid":
-            got_s = run.tag
+            got_s = result.runid  # the tag of the run's last line, as trec_eval reads it
             if got_s != value:
                 mismatches.append(f"runid: got {got_s!r}, trec_eval printed {value!r}")
             continue
@@ -209,7 +212,9 @@ def test_eleven_pt_avg_averages_the_eleven_interpolated_precisions() -> None:
 
 
 def test_iprec_at_recall_is_nan_for_a_topic_emptied_by_judged_only() -> None:
-    # trec_eval divides num_rel_ret by num_ret = 0 and prints -nan; a topic missing under -c scores 0
+    # trec_eval divides num_rel_ret by num_ret = 0 and prints -nan; a topic missing under -c is
+    # trec_eval's one-document bogus ranking, which -J empties too: -nan as well (checked against
+    # trec_eval 10.0 in tests/data/trec_eval/extra/out.aqJc)
     qrels = {"a": {"r": 1}, "b": {"s": 1, "u": -1}, "c": {"v": 1}}
     result = evaluate_run(
         Judgments(qrels_from_dict(qrels)),
@@ -221,7 +226,14 @@ def test_iprec_at_recall_is_nan_for_a_topic_emptied_by_judged_only() -> None:
     assert np.isnan(result.per_topic["iprec_at_recall_0.00"][1])
     assert result.per_topic["iprec_at_recall_0.50"][1] == 0.0  # lround(0.5) = 1 relevant doc never reached
     assert np.isnan(result.per_topic["11pt_avg"][1])
-    assert result.per_topic["iprec_at_recall_0.00"][2] == 0.0
+    assert np.isnan(result.per_topic["iprec_at_recall_0.00"][2])
+    missing = evaluate_run(
+        Judgments(qrels_from_dict(qrels)),
+        _run({"a": ["r"], "b": ["u", "x"]}),
+        parse_measures(["iprec_at_recall.0"]),
+        EvalOptions(complete=True),
+    )
+    assert missing.per_topic["iprec_at_recall_0.00"][2] == 0.0  # without -J the bogus doc gives 0/1
 
 
 def test_utility_default_is_relevant_minus_nonrelevant_retrieved() -> None:
@@ -385,6 +397,7 @@ def test_all_trec_lists_trec_eval_measures_in_its_print_order() -> None:
         "recip_rank",
         *[f"iprec_at_recall_{c:.2f}" for c in RECALL_LEVELS],
         *[f"P_{k}" for k in cut],
+        "relstring",  # printed per topic only (-q), between P_k and recall_k
         *[f"recall_{k}" for k in cut],
         "infAP",
         "gm_bpref",
@@ -430,7 +443,7 @@ def test_ir_measures_names_map_to_the_trec_eval_families() -> None:
     assert got == {
         "R@10": ("recall", 10),
         "Success@5": ("success", 5),
-        "IPrec@0.1": ("iprec_at_recall", 0.1),
+        "IPrec@0.1": ("iprec_at_recall_v9", 0.1),
         "SetP": ("set_P", None),
         "SetRelP": ("set_relative_P", None),
         "SetR": ("set_recall", None),
