@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.ir_names import IR_ALIASES, IrAlias, Param
 from engine.measures import ORDER, REGISTRY, Family
+from engine.measures.aliases import IR_ALIASES, IrAlias, Param
 from engine.name_parts import MeasureError
 from engine.names import GROUPS, TREC_EVAL_ORDER
 

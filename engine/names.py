@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import re
 
-from engine.ir_names import IR_ALIASES, IrAlias, ir_measure, pytrec_eval_measure
+from engine.ir_names import ir_measure, pytrec_eval_measure
 from engine.measures import REGISTRY, Measure
+from engine.measures.aliases import IR_ALIASES, IrAlias
 from engine.name_parts import MeasureError
 from engine.name_parts import number as _number
 from engine.prefs.names import GROUPS as PREFS_GROUPS

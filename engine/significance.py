@@ -571,7 +571,6 @@ def compare_matrix(
     return Comparison(matrix, settings, pairs, tukey, [])
 
 
-
 def compare_runs(
     judgments: Judgments,
     runs: Sequence[RankedRun],

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.ir_names import CUTOFF, IR_ALIASES, REL, IrAlias, Param, persistence
+from engine.measures.aliases import CUTOFF, IR_ALIASES, REL, IrAlias, Param, persistence
 from engine.measures.base import NONPOOL, Context, Family, register
 from engine.measures.cwl import format_named
 

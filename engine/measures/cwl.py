@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.ir_names import IR_ALIASES, REQUIRED_CUTOFF, IrAlias, IrCall, Param, default_build
+from engine.measures.aliases import IR_ALIASES, REQUIRED_CUTOFF, IrAlias, IrCall, Param, default_build
 from engine.measures.base import Context, Family, Measure, register
 from engine.name_parts import MeasureError
 

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from engine.ir_names import (
+from engine.measures.aliases import (
     IR_ALIASES,
     JUDGED_ONLY,
     REL,

@@ -7,8 +7,8 @@ import pytest
 
 from engine.catalog import INTERNAL_FAMILIES, Entry, alias_example, entries, has_own_name, measure_help
 from engine.evaluate import Judgments, evaluate_run
-from engine.ir_names import IR_ALIASES
 from engine.measures import REGISTRY
+from engine.measures.aliases import IR_ALIASES
 from engine.names import GROUPS, TREC_EVAL_ORDER, parse_measures
 from trec.qrels import qrels_from_dict
 from trec.runs import run_from_arrays

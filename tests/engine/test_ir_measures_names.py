@@ -19,8 +19,9 @@ import pytest
 
 from engine.cli import main
 from engine.evaluate import Judgments, RunResult, evaluate_run
-from engine.ir_names import CUTOFF, IR_ALIASES, IrAlias, Param, open_unit, parse_ir_call
+from engine.ir_names import parse_ir_call
 from engine.measures import EvalOptions, Measure
+from engine.measures.aliases import CUTOFF, IR_ALIASES, IrAlias, Param, open_unit
 from engine.names import MeasureError, parse_measures
 from trec.qrels import qrels_from_dict
 from trec.runs import RankedRun, run_from_arrays
