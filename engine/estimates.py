@@ -64,7 +64,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from trec.prels import StratifiedPrel
 
@@ -171,6 +170,8 @@ def hypergeometric_interval(
 
 @functools.lru_cache(maxsize=65_536)  # a topic's limits are asked for again by the total over topics
 def _exact(population: int, judged: int, relevant: int, confidence: float) -> tuple[int, int]:
+    from scipy import stats
+
     if judged == population:
         return relevant, relevant
     half = (1.0 - confidence) / 2.0

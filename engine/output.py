@@ -7,13 +7,15 @@ import io
 import json
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.evaluate import RunResult
-from engine.significance import Comparison
 from trec.cli import text_table
 from trec.csvout import SafeWriter
 from trec.progress import TextOut
+
+if TYPE_CHECKING:  # scipy (behind significance) costs ~1 s to import: evaluate never needs it
+    from engine.significance import Comparison
 
 NAN_TEXT = "-nan"  # what trec_eval's printf("%6.4f") shows for its 0/0 (glibc on x86-64: sign bit set)
 

@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy import stats
-from scipy.integrate import IntegrationWarning
 
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
@@ -111,6 +109,8 @@ def paired_t_test(d: np.ndarray) -> PairTest:
     Degenerate cases scipy leaves as nan: all differences zero gives t = 0, p = 1 (no evidence);
     all equal and non-zero gives t = ±inf, p = 0 (no variance around a non-zero mean).
     """
+    from scipy import stats
+
     n = len(d)
     if n < 2:
         return PairTest(float("nan"), float("nan"), n)
@@ -130,6 +130,8 @@ def wilcoxon_test(d: np.ndarray) -> PairTest:
     approximation above 13). Tied |d| get mid-ranks and scipy's tie handling. The statistic is
     the smaller of the two rank sums. No non-zero difference: W = 0, p = 1.
     """
+    from scipy import stats
+
     nonzero = d[d != 0]
     if len(nonzero) == 0:
         return PairTest(0.0, 1.0, 0)
@@ -143,6 +145,8 @@ def sign_test(d: np.ndarray) -> PairTest:
     Ties (zero differences) are dropped, so n counts only the topics with a winner; the p-value
     is scipy's exact two-sided ``binomtest``. The statistic is the number of wins.
     """
+    from scipy import stats
+
     wins = int(np.count_nonzero(d > 0))
     n = wins + int(np.count_nonzero(d < 0))
     if n == 0:
@@ -224,6 +228,8 @@ def adjust_p_values(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
     max_{j<=i} min(1, (m − j + 1)·p_(j)); BH (1995) min_{j>=i} min(1, m·p_(j)/j) (scipy's
     ``false_discovery_control``). nan p-values (untestable pairs) stay nan and are not counted in m.
     """
+    from scipy import stats
+
     if method not in CORRECTIONS:
         raise ValueError(f"unknown correction '{method}'; expected one of {', '.join(CORRECTIONS)}")
     arr = np.asarray(p, dtype=np.float64)
@@ -281,6 +287,9 @@ def tukey_hsd_two_way(matrix: ScoreMatrix, *, alpha: float = 0.05) -> TukeyHSD:
     range distribution (Sakai 2018, *Laboratory Experiments in IR*, ch. 4). With k = 2 runs this
     is exactly the paired t-test (q = √2·|t|).
     """
+    from scipy import stats
+    from scipy.integrate import IntegrationWarning
+
     x = matrix.scores
     k, n = x.shape
     means = matrix.means
@@ -382,6 +391,8 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarr
 
     τ-b corrects for ties in either ranking; nan when fewer than 2 systems or a ranking is all ties.
     """
+    from scipy import stats
+
     a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return float("nan")
