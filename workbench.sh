@@ -38,6 +38,10 @@ setup() {
     "$VENV/bin/python" -m pip install --quiet -e ".[$extras]"
     touch "$stamp"
   fi
+  # Byte-compile the project as an installed package would be: an editable install is not, and
+  # where PYTHONDONTWRITEBYTECODE is set every command would recompile ~40 modules (0.1 s) first.
+  "$VENV/bin/python" -m compileall -q workbench relevance_workbench trec engine jobs campaigns pooling \
+    judging metrics manage.py >/dev/null || true
 }
 
 ensure_chromium() {

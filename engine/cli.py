@@ -153,7 +153,8 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
         "--threads",
         type=int,
         default=None,
-        help="runs read and evaluated concurrently in this process (default: up to 4, one per core)",
+        help="runs read and evaluated concurrently by N threads of this process (default: one worker "
+        "process per core)",
     )
     add(
         "--progress",
@@ -292,7 +293,14 @@ def _qrels_results(
     if topic is not None:
         judgments = _only_topic(judgments, topic)
     return evaluate_files(
-        judgments, runs, measures, options, names=names, workers=opts["threads"], zscores=zscores
+        judgments,
+        runs,
+        measures,
+        options,
+        names=names,
+        workers=opts["threads"],
+        zscores=zscores,
+        processes=opts["threads"] is None,
     )
 
 

@@ -6,6 +6,7 @@ Pure: takes the format layer's RankedRun/Qrels/prels and returns plain results; 
 from __future__ import annotations
 
 import os
+import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -17,11 +18,73 @@ import numpy as np
 from engine.measures import REGISTRY, Measure
 from engine.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
 from engine.zscores import ZScores
-from trec.grouping import topic_keys
 from trec.order import hash_strings
 from trec.prels import MQPrel, StratifiedPrel
 from trec.qrels import Qrels
 from trec.runs import RankedRun
+
+
+@dataclass(frozen=True)
+class JoinIndex:
+    """The qrels sorted by docno hash within each topic's segment: hash, docno, grade and row.
+
+    A lookup binary-searches only its topic's segment (a few thousand hashes that stay in the
+    CPU's cache) rather than every judgment of the collection, and reads the docno and grade
+    it needs from that same segment, so a run's join costs the same per line whatever the
+    size of the qrels.
+    """
+
+    offsets: np.ndarray  # topic t's entries are [offsets[t], offsets[t + 1])
+    hashes: np.ndarray  # uint64, ascending within each topic
+    docnos: np.ndarray  # the docno of each entry, to confirm a hash match exactly
+    rels: np.ndarray  # the judgment of each entry, as the qrels give it
+    rows: np.ndarray  # the qrels row of each entry
+
+    def subset(self, keep: np.ndarray, ntopics: int, new_row: np.ndarray) -> JoinIndex:
+        """The index of the qrels with only the rows where ``keep`` holds (renumbered by ``new_row``)."""
+        kept = keep[self.rows]
+        codes = np.repeat(np.arange(ntopics), np.diff(self.offsets))
+        offsets = np.zeros(ntopics + 1, dtype=np.int64)
+        np.cumsum(np.bincount(codes[kept], minlength=ntopics), out=offsets[1:])
+        return JoinIndex(
+            offsets, self.hashes[kept], self.docnos[kept], self.rels[kept], new_row[self.rows[kept]]
+        )
+
+    def find(self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+        """Entry whose topic and docno equal each query's, -1 where none does.
+
+        Queries come grouped by topic (a run's lines are): one search per group of equal topics.
+        """
+        n = len(topic_index)
+        pos = np.full(n, -1, dtype=np.int64)
+        if n == 0 or len(self.hashes) == 0:
+            return pos
+        heads = np.flatnonzero(np.r_[True, topic_index[1:] != topic_index[:-1]])
+        ends = np.r_[heads[1:], n]
+        offsets = self.offsets
+        for head, end, t in zip(heads.tolist(), ends.tolist(), topic_index[heads].tolist(), strict=True):
+            if t < 0:
+                continue
+            a, b = int(offsets[t]), int(offsets[t + 1])
+            if a < b:
+                found = np.searchsorted(self.hashes[a:b], hashes[head:end])
+                np.minimum(found, b - a - 1, out=found)
+                pos[head:end] = found + a
+        valid = np.flatnonzero(pos >= 0)
+        at = pos[valid]
+        # a hash match is a candidate; confirm it is really the same docno (hashes can collide)
+        match = self.hashes[at] == hashes[valid]
+        match[match] = self.docnos[at[match]] == docnos[valid[match]]
+        pos[valid[~match]] = -1
+        return pos
+
+    def grades(self, pos: np.ndarray) -> np.ndarray:
+        """Judgment of each found entry: its grade, UNJUDGED if rel < 0, NONPOOL if absent (-1)."""
+        rel = self.rels[np.maximum(pos, 0)] if len(self.rels) else np.zeros(len(pos), dtype=np.int64)
+        return np.where(pos < 0, NONPOOL, np.where(rel < 0, UNJUDGED, rel))
+
+    def row_of(self, pos: np.ndarray) -> np.ndarray:
+        return np.where(pos < 0, -1, self.rows[np.maximum(pos, 0)]) if len(self.rows) else pos
 
 
 class Judgments:
@@ -51,16 +114,18 @@ class Judgments:
         return self.qrels.topic_index()
 
     @cached_property
-    def _join_index(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """Sorted (topic, docno) hash keys of the qrels and their rows; None if two keys collide."""
+    def _join_index(self) -> JoinIndex | None:
+        """The per-topic hash index of the qrels (:class:`JoinIndex`); None if two hashes collide."""
         q = self.qrels
         codes = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
-        keys = topic_keys(hash_strings(q.docnos), codes)
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        if len(keys) > 1 and bool(np.any(sorted_keys[1:] == sorted_keys[:-1])):
+        hashes = hash_strings(q.docnos)
+        order = np.lexsort((hashes, codes))  # topic segments stay where the qrels have them
+        sorted_hashes = hashes[order]
+        if len(order) > 1 and bool(np.any((sorted_hashes[1:] == sorted_hashes[:-1]) & (np.diff(codes) == 0))):
             return None
-        return sorted_keys, order
+        return JoinIndex(
+            q.offsets.astype(np.int64), sorted_hashes, q.docnos[order], q.rels[order], order.astype(np.int64)
+        )
 
     def stats(self, level: int) -> TopicStats:
         if level not in self._stats:
@@ -104,39 +169,44 @@ class Judgments:
         reduced = Judgments(q.keep_rows(keep))  # subtopic lines follow their rows
         index = self._join_index
         if index is not None:
-            sorted_keys, order = index
-            kept = keep[order]
-            new_row = np.cumsum(keep) - 1
-            reduced.__dict__["_join_index"] = (sorted_keys[kept], new_row[order[kept]])
+            reduced.__dict__["_join_index"] = index.subset(keep, len(q.topics), np.cumsum(keep) - 1)
         return reduced
 
     def lookup_rows(
         self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
     ) -> np.ndarray:
         """Row of each (qrels topic index, docno) in the qrels arrays, -1 where it is absent."""
+        return self.lookup_rows_and_grades(topic_index, docnos, hashes)[0]
+
+    def lookup_rows_and_grades(
+        self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Row of each (qrels topic index, docno) (-1 where absent) and its :meth:`relevance`."""
         q = self.qrels
         index = self._join_index
+        if len(docnos) == 0 or len(q) == 0 or index is None:
+            rows = self._search_rows(topic_index, docnos)
+            return rows, self.relevance(rows)
+        hashes = hash_strings(docnos) if hashes is None else hashes
+        pos = index.find(topic_index, docnos, hashes)
+        return index.row_of(pos), index.grades(pos)
+
+    def _search_rows(self, topic_index: np.ndarray, docnos: np.ndarray) -> np.ndarray:
+        """The lookup by exact binary search of the docnos per topic (two qrels docnos share a hash)."""
+        q = self.qrels
         out = np.full(len(docnos), -1, dtype=np.int64)
         if len(docnos) == 0 or len(q) == 0:
             return out
-        if index is None:  # a 64-bit collision inside the qrels: exact binary search per topic
-            for t in np.unique(topic_index).tolist():
-                rows = np.flatnonzero(topic_index == t)
-                a, b = int(q.offsets[t]), int(q.offsets[t + 1])
-                if a == b:
-                    continue
-                pos = np.minimum(np.searchsorted(q.docnos[a:b], docnos[rows]), b - a - 1)
-                hit = q.docnos[a + pos] == docnos[rows]
-                out[rows[hit]] = a + pos[hit]
-            return out
-        sorted_keys, order = index
-        keys = topic_keys(hash_strings(docnos) if hashes is None else hashes, topic_index)
-        pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-        # a key match is a candidate; confirm it is really the same docno (hashes can collide)
-        hit = np.flatnonzero(sorted_keys[pos] == keys)
-        cand = order[pos[hit]]
-        same = q.docnos[cand] == docnos[hit]
-        out[hit[same]] = cand[same]
+        for t in np.unique(topic_index).tolist():
+            if t < 0:
+                continue
+            rows = np.flatnonzero(topic_index == t)
+            a, b = int(q.offsets[t]), int(q.offsets[t + 1])
+            if a == b:
+                continue
+            pos = np.minimum(np.searchsorted(q.docnos[a:b], docnos[rows]), b - a - 1)
+            hit = q.docnos[a + pos] == docnos[rows]
+            out[rows[hit]] = a + pos[hit]
         return out
 
     def relevance(self, rows: np.ndarray) -> np.ndarray:
@@ -151,7 +221,7 @@ class Judgments:
         self, topic_index: np.ndarray, docnos: np.ndarray, hashes: np.ndarray | None = None
     ) -> np.ndarray:
         """Judgment of each (qrels topic index, docno): grade, UNJUDGED or NONPOOL."""
-        return self.relevance(self.lookup_rows(topic_index, docnos, hashes))
+        return self.lookup_rows_and_grades(topic_index, docnos, hashes)[1]
 
 
 @dataclass
@@ -222,8 +292,7 @@ def align(judgments: Judgments, run: RankedRun, options: EvalOptions) -> Aligned
         rows = np.flatnonzero(keep)
         row_q, docnos, scores = row_q[rows], run.docnos[rows], run.scores[rows]
         hashes = run.docno_hashes[rows] if run.docno_hashes is not None else None
-    qrows = judgments.lookup_rows(row_q, docnos, hashes)
-    rel = judgments.relevance(qrows)
+    qrows, rel = judgments.lookup_rows_and_grades(row_q, docnos, hashes)
     if options.judged_only:
         judged = np.flatnonzero(rel >= 0)
         row_q, docnos, scores, rel, qrows = (
@@ -342,6 +411,28 @@ def _num_rel_complete(judgments: Judgments) -> float:
     return float(np.count_nonzero(judgments.qrels.rels > 0))
 
 
+# What a forked evaluation worker needs, set by the parent just before it forks (children inherit
+# it without pickling: the judgments are shared copy-on-write, never copied per run).
+_FORKED: tuple[Any, ...] | None = None
+
+
+def _forked_job(i: int) -> RunResult:
+    from trec.runs import read_run
+
+    assert _FORKED is not None
+    judgments, paths, names, measures, options, zscores = _FORKED
+    run = read_run(paths[i], name=names[i])
+    return evaluate_run(judgments, run, measures, options, zscores=zscores)
+
+
+def can_fork() -> bool:
+    """Whether worker processes can be forked here (POSIX, and no other thread running)."""
+    import multiprocessing
+    import threading
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
 def evaluate_files(
     judgments: Judgments,
     paths: Sequence[str],
@@ -351,20 +442,25 @@ def evaluate_files(
     names: Sequence[str] | None = None,
     workers: int | None = None,
     zscores: ZScores | None = None,
+    processes: bool = False,
 ) -> Iterator[RunResult]:
     """Read and evaluate run files, yielding results in input order.
 
-    numpy releases the GIL inside its kernels, so a few threads overlap one run's parsing with
-    another's evaluation in this one process. At most ``2 * workers`` runs are in flight, which
-    keeps memory bounded however many runs there are. A bad file raises its FormatError when
-    its turn comes, after the runs before it have been yielded.
+    ``processes``: evaluate in forked worker processes, one per core (the command line's way:
+    no lock is shared, so two cores do twice the work; the judgments are inherited, not copied,
+    and each worker holds one run at a time). Otherwise threads in this process: numpy
+    releases the GIL inside its kernels, so a few threads overlap one run's parsing with
+    another's evaluation. Either way at most ``2 * workers`` runs are in flight, which keeps
+    memory bounded however many runs there are. A bad file raises its FormatError when its
+    turn comes, after the runs before it have been yielded.
     """
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from trec.runs import read_run
 
     names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
-    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    cores = os.cpu_count() or 1
+    workers = workers if workers is not None else (cores if processes else min(4, cores))
 
     def job(i: int) -> RunResult:
         run = read_run(paths[i], name=names[i])
@@ -373,6 +469,9 @@ def evaluate_files(
     if workers <= 1 or len(paths) <= 1:
         for i in range(len(paths)):
             yield job(i)
+        return
+    if processes and can_fork() and "-" not in paths:
+        yield from _evaluate_forked(judgments, paths, names, measures, options, zscores, workers)
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[RunResult]] = deque()
@@ -386,3 +485,42 @@ def evaluate_files(
         finally:
             for f in pending:
                 f.cancel()
+
+
+def _evaluate_forked(
+    judgments: Judgments,
+    paths: Sequence[str],
+    names: Sequence[str],
+    measures: Sequence[Measure],
+    options: EvalOptions | None,
+    zscores: ZScores | None,
+    workers: int,
+) -> Iterator[RunResult]:
+    import multiprocessing
+
+    global _FORKED
+    # warm what every run needs before forking, so each child does not recompute it
+    from trec.arrow_runs import preload
+
+    preload()  # pyarrow, imported once here rather than in every worker
+    judgments.stats(options.level if options is not None else 1)
+    _ = judgments._join_index
+    _FORKED = (judgments, list(paths), list(names), list(measures), options, zscores)
+    try:
+        with warnings.catch_warnings():
+            # numpy's BLAS and pyarrow keep helper threads; both register fork handlers, and the
+            # parent has read no run yet, so the 3.12 warning about forking threads does not apply
+            warnings.filterwarnings(
+                "ignore", message=".*use of fork\\(\\) may lead to deadlocks", category=DeprecationWarning
+            )
+            pool = multiprocessing.get_context("fork").Pool(min(workers, len(paths)))
+        with pool:
+            pending: deque[Any] = deque()
+            submitted = 0
+            while submitted < len(paths) or pending:
+                while submitted < len(paths) and len(pending) < 2 * workers:
+                    pending.append(pool.apply_async(_forked_job, (submitted,)))
+                    submitted += 1
+                yield pending.popleft().get()
+    finally:
+        _FORKED = None

@@ -12,3 +12,7 @@ class FormatError(ValueError):
         self.message = message
         where = f"{self.path}:{line}" if line else self.path
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, int, str]]:
+        # an error raised in a worker process crosses back by pickle with its three parts
+        return (type(self), (self.path, self.line, self.message))

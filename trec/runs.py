@@ -101,22 +101,56 @@ def run_from_arrays(
     docnos = np.asarray(docnos)
     if docnos.dtype.kind != "S":
         docnos = docnos.astype("S")
-    scores = np.asarray(scores, dtype=np.float64)
-    hashes = hash_strings(docnos)
-    dup = find_duplicate(codes, docnos, hashes)
-    if dup is not None:
-        raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
+    return canonical_run(
+        name,
+        topics,
+        codes,
+        docnos,
+        np.asarray(scores, dtype=np.float64),
+        hash_strings(docnos),
+        tag=tag,
+        path=path,
+        lines=lines,
+        runid=runid,
+    )
+
+
+def canonical_run(
+    name: str,
+    topics: list[str],
+    codes: np.ndarray,
+    docnos: np.ndarray,
+    scores: np.ndarray,
+    hashes: np.ndarray,
+    *,
+    tag: str = "",
+    path: str = "",
+    lines: np.ndarray | None = None,
+    runid: str = "",
+    checked: bool = False,
+) -> RankedRun:
+    """The :class:`RankedRun` of lines already split: topic codes (into byte-ordered ``topics``)
+    and docno hashes given; checks duplicates (unless ``checked``) and puts the lines in
+    canonical order."""
+    if not checked:
+        dup = find_duplicate(codes, docnos, hashes)
+        if dup is not None:
+            raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
     perm = canonical_order(codes, scores, docnos)
-    sorted_codes = codes[perm]
+    if len(perm) and bool(perm[0] == 0) and bool((np.diff(perm) == 1).all()):
+        sorted_codes, docnos_out, scores_out, hashes_out = codes, docnos, scores, hashes
+    else:
+        sorted_codes = codes[perm]
+        docnos_out, scores_out, hashes_out = docnos[perm], scores[perm], hashes[perm]
     return RankedRun(
         name=name,
         tag=tag,
         topics=tuple(topics),
         offsets=offsets_from_sorted_codes(sorted_codes, len(topics)),
-        docnos=docnos[perm],
-        scores=scores[perm],
+        docnos=docnos_out,
+        scores=scores_out,
         path=path,
-        docno_hashes=hashes[perm],
+        docno_hashes=hashes_out,
         runid=runid or tag,
     )
 
@@ -126,7 +160,16 @@ def read_run(path: PathLike, name: str | None = None) -> RankedRun:
 
     ``-`` reads standard input, as trec_eval does. Fields after the tag are ignored (trec_eval's
     documented behaviour); a line with fewer than six fields is an error.
+
+    A file in the usual layout (one space between fields, six fields a line) is parsed by
+    pyarrow's CSV reader (:mod:`trec.arrow_runs`); any other file, and any file that reader
+    refuses, by the strict tokenizer below, which also writes every error message.
     """
+    from trec.arrow_runs import read_run_arrow
+
+    fast = read_run_arrow(path, name or run_name_from_path(path))
+    if fast is not None:
+        return fast
     parts, total = read_columns(str(path), RUN_COLUMNS, _convert, extra_ok=True)
     if total == 0:
         raise FormatError(

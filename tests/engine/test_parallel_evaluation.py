@@ -1,0 +1,162 @@
+"""Forked worker processes and the per-topic join give exactly the numbers of one plain loop.
+
+``manage.py evaluate`` evaluates runs in one forked worker per core; the judgments are joined
+through a per-topic hash index (:class:`engine.evaluate.JoinIndex`). Both are speed devices only:
+these tests hold them to the serial, exact-search results, bit for bit and in input order.
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import engine.evaluate as ev
+from engine.evaluate import Judgments, evaluate_files, evaluate_run
+from engine.measures.base import EvalOptions
+from engine.names import parse_measures
+from trec import FormatError, read_qrels, read_run
+
+MEASURES = parse_measures(["map", "bpref", "infAP", "ndcg", "P.10", "num_rel_ret", "recip_rank"])
+
+
+def make_workload(folder: Path, runs: int = 6, topics: int = 5, depth: int = 60) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(3)
+    qrels = []
+    for t in range(topics):
+        for d in rng.choice(200, size=80, replace=False).tolist():
+            qrels.append(f"{t + 1} 0 doc{d} {int(rng.integers(-1, 3))}\n")
+    (folder / "qrels").write_text("".join(qrels))
+    paths = []
+    for r in range(runs):
+        lines = []
+        for t in range(topics):
+            docs = rng.choice(200, size=depth, replace=False)
+            scores = np.round(rng.normal(size=depth), 2)  # rounded: ties for the canonical order
+            lines += [
+                f"{t + 1} Q0 doc{d} {i} {s} run{r}\n"
+                for i, (d, s) in enumerate(zip(docs, scores, strict=True))
+            ]
+        path = folder / f"run{r}.txt"
+        path.write_text("".join(lines))
+        paths.append(path)
+    return folder / "qrels", paths
+
+
+def same_results(a: list[ev.RunResult], b: list[ev.RunResult]) -> None:
+    assert [r.run for r in a] == [r.run for r in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.topics == y.topics and x.names == y.names
+        for name in x.names:
+            assert x.per_topic[name].tobytes() == y.per_topic[name].tobytes(), name
+            assert x.summary[name] == y.summary[name] or (
+                np.isnan(x.summary[name]) and np.isnan(y.summary[name])
+            )
+
+
+def test_forked_workers_equal_the_serial_loop_in_input_order(tmp_path: Path) -> None:
+    qrels, paths = make_workload(tmp_path)
+    judgments = Judgments(read_qrels(qrels))
+    names = [p.name for p in paths]
+    serial = list(evaluate_files(judgments, [str(p) for p in paths], MEASURES, names=names, workers=1))
+    assert ev.can_fork()
+    with mock.patch.object(ev, "_evaluate_forked", wraps=ev._evaluate_forked) as forked:
+        parallel = list(
+            evaluate_files(
+                Judgments(read_qrels(qrels)),
+                [str(p) for p in paths],
+                MEASURES,
+                names=names,
+                workers=2,
+                processes=True,
+            )
+        )
+    assert forked.called
+    same_results(serial, parallel)
+    threads = list(evaluate_files(judgments, [str(p) for p in paths], MEASURES, names=names, workers=3))
+    same_results(serial, threads)
+
+
+def test_a_bad_file_fails_in_its_turn_with_its_line_after_the_runs_before_it(tmp_path: Path) -> None:
+    qrels, paths = make_workload(tmp_path, runs=5)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 doc1 1 2.0 x\n1 Q0 doc2 2 oops x\n")
+    order = [str(paths[0]), str(paths[1]), str(bad), str(paths[2]), str(paths[3])]
+    got = []
+    with pytest.raises(FormatError) as err:
+        for result in evaluate_files(
+            Judgments(read_qrels(qrels)), order, MEASURES, workers=2, processes=True
+        ):
+            got.append(result.run)
+    assert got == ["run0", "run1"]
+    assert err.value.path == str(bad) and err.value.line == 2 and "expected a score" in err.value.message
+
+
+def test_format_errors_survive_pickling_whole() -> None:
+    e = pickle.loads(pickle.dumps(FormatError("runs/a.txt", 7, "expected 6 columns")))
+    assert (e.path, e.line, e.message, str(e)) == (
+        "runs/a.txt",
+        7,
+        "expected 6 columns",
+        "runs/a.txt:7: expected 6 columns",
+    )
+
+
+def test_the_per_topic_index_matches_an_exact_search(tmp_path: Path) -> None:
+    qrels, paths = make_workload(tmp_path, runs=2)
+    judgments = Judgments(read_qrels(qrels))
+    assert judgments._join_index is not None
+    for path in paths:
+        run = read_run(path)
+        fast = evaluate_run(judgments, run, MEASURES)
+        exact = Judgments(read_qrels(qrels))
+        exact.__dict__["_join_index"] = None  # as when two judged docnos share a 64-bit hash
+        slow = evaluate_run(exact, run, MEASURES)
+        same_results([fast], [slow])
+
+
+def test_colliding_hashes_fall_back_to_the_exact_search(tmp_path: Path) -> None:
+    qrels, paths = make_workload(tmp_path, runs=1)
+    real = ev.hash_strings
+    # every docno hashes to one of two values: collisions everywhere, inside the qrels too
+    with mock.patch.object(ev, "hash_strings", side_effect=lambda d: real(d) & np.uint64(1)):
+        judgments = Judgments(read_qrels(qrels))
+        assert judgments._join_index is None
+        result = evaluate_run(judgments, read_run(paths[0]), MEASURES)
+    same_results([result], [evaluate_run(Judgments(read_qrels(qrels)), read_run(paths[0]), MEASURES)])
+
+
+def test_judgments_without_rows_join_like_judgments_read_without_them(tmp_path: Path) -> None:
+    qrels, paths = make_workload(tmp_path, runs=2)
+    full = Judgments(read_qrels(qrels))
+    _ = full._join_index
+    drop = np.arange(0, len(full.qrels), 3)
+    reduced = full.without(drop)
+    keep = np.ones(len(full.qrels), dtype=bool)
+    keep[drop] = False
+    fresh = Judgments(full.qrels.keep_rows(keep))
+    run = read_run(paths[1])
+    codes = np.repeat(np.array([full.topic_index.get(t, -1) for t in run.topics]), np.diff(run.offsets))
+    rows_a, grades_a = reduced.lookup_rows_and_grades(codes, run.docnos)
+    rows_b, grades_b = fresh.lookup_rows_and_grades(codes, run.docnos)
+    assert rows_a.tolist() == rows_b.tolist() and grades_a.tolist() == grades_b.tolist()
+    same_results(
+        [evaluate_run(reduced, run, MEASURES, EvalOptions())],
+        [evaluate_run(fresh, run, MEASURES, EvalOptions())],
+    )
+
+
+def test_the_command_uses_workers_and_prints_what_one_thread_prints(tmp_path: Path) -> None:
+    from engine.cli import main
+
+    qrels, paths = make_workload(tmp_path, runs=4)
+    outputs = []
+    for extra in ([], ["--threads", "1"]):
+        out = tmp_path / "out.txt"
+        with open(out, "w") as fh:
+            assert main([*extra, "-q", str(qrels), *map(str, paths)], fh, fh) == 0
+        outputs.append(out.read_text())
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") > 100
