@@ -14,18 +14,19 @@ _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
 
 
-def docno_keys(docnos: np.ndarray) -> list[np.ndarray]:
+def docno_keys(docnos: np.ndarray, width: int | None = None) -> list[np.ndarray]:
     """Big-endian 8-byte chunks of zero-padded docnos, most significant first.
 
     Comparing the chunks in order is ``strcmp``: zero padding sorts before every byte, as the
-    NUL terminator does in C, so ``b"d1" < b"d10"`` holds chunk-wise too.
+    NUL terminator does in C, so ``b"d1" < b"d10"`` holds chunk-wise too. ``width`` pads to at
+    least that many bytes (values longer than it must not be given).
     """
     arr = np.asarray(docnos)
     if arr.dtype.kind != "S":
         arr = arr.astype("S")
-    width = max(arr.dtype.itemsize, 1)
+    width = max(arr.dtype.itemsize, width or 1, 1)
     padded = -(-width // 8) * 8
-    if padded != width:
+    if padded != arr.dtype.itemsize:
         arr = arr.astype(f"S{padded}")
     chunks = np.ascontiguousarray(arr).view(">u8").reshape(len(arr), padded // 8)
     return [chunks[:, i] for i in range(chunks.shape[1])]

@@ -106,6 +106,45 @@ class Context:
         """Relevant documents at or above each position, within its topic."""
         return self.seg_cumsum(self.is_rel)
 
+    # Sparse views: most measures only read the relevant positions, a tenth of a run or less, so
+    # they compute there instead of over every position. Sums keep the positions' order, so each
+    # value is bit for bit what the dense formula gives (adding the dense form's zeros is exact).
+
+    @cached_property
+    def rel_positions(self) -> np.ndarray:
+        """Positions of the relevant documents (rel >= level), in order."""
+        return np.flatnonzero(self.is_rel)
+
+    @cached_property
+    def rel_segment(self) -> np.ndarray:
+        """Topic index of each relevant position."""
+        return np.searchsorted(self.offsets, self.rel_positions, side="right") - 1
+
+    @cached_property
+    def rel_rank(self) -> np.ndarray:
+        """1-based rank of each relevant position."""
+        return self.rel_positions - self.offsets[self.rel_segment] + 1
+
+    @cached_property
+    def rel_ordinal(self) -> np.ndarray:
+        """``cum_rel`` at each relevant position: 1 for a topic's first relevant document, 2..."""
+        first = np.searchsorted(self.rel_segment, np.arange(self.ntopics))
+        return np.arange(len(self.rel_positions), dtype=np.int64) - first[self.rel_segment] + 1
+
+    def before_rel(self, positions: np.ndarray) -> np.ndarray:
+        """For each relevant position, how many of ``positions`` (sorted) lie above it in its topic."""
+        at = np.searchsorted(positions, self.rel_positions)
+        start = np.searchsorted(positions, self.offsets[:-1])
+        return at - start[self.rel_segment]
+
+    @cached_property
+    def nonrel_positions(self) -> np.ndarray:
+        return np.flatnonzero(self.is_nonrel)
+
+    def rel_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per topic, the sum of ``values`` given at the relevant positions."""
+        return np.bincount(self.rel_segment, weights=values, minlength=self.ntopics)[: self.ntopics]
+
     def seg_cumsum(self, x: np.ndarray) -> np.ndarray:
         cs = np.cumsum(x, dtype=np.float64 if x.dtype.kind == "f" else np.int64)
         if len(cs) == 0:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.measures.base import Context, Family, register, total
+from engine.measures.base import NONPOOL, Context, Family, register, total
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 INFAP_EPSILON = 0.00001
@@ -48,13 +48,14 @@ def _map(ctx: Context, _: Any) -> np.ndarray:
     trec_eval ``m_map.c``; R counts every judged relevant doc, so unretrieved ones add 0.
     A topic with R = 0 scores 0.
     """
-    prec = ctx.cum_rel / ctx.rank
-    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, prec, 0.0)), ctx.num_rel())
+    prec = ctx.rel_ordinal / ctx.rel_rank  # relevant in the top k / k, at each relevant rank k
+    return _safe_div(ctx.rel_sum(prec), ctx.num_rel())
 
 
 def _precision(ctx: Context, k: int) -> np.ndarray:
     """P_k: relevant in the top k divided by k; missing ranks count as non-relevant (``m_P.c``)."""
-    return ctx.at_cutoff(ctx.cum_rel, int(k)) / float(k)
+    top = ctx.rel_segment[ctx.rel_rank <= int(k)]
+    return np.bincount(top, minlength=ctx.ntopics)[: ctx.ntopics].astype(np.float64) / float(k)
 
 
 def _rprec(ctx: Context, _: Any) -> np.ndarray:
@@ -80,6 +81,18 @@ def _gains(ctx: Context) -> np.ndarray:
 
 def _dcg_terms(ctx: Context) -> np.ndarray:
     return _gains(ctx) / np.log2(ctx.rank + 1.0)
+
+
+def _dcg(ctx: Context, k: int | None) -> np.ndarray:
+    """Per topic, Σ grade / log2(rank + 1) over the documents with a grade > 0 (ranks <= k)."""
+    pos = np.flatnonzero(ctx.rel > 0)
+    seg = np.searchsorted(ctx.offsets, pos, side="right") - 1
+    rank = pos - ctx.offsets[seg] + 1
+    if k is not None:
+        keep = rank <= k
+        pos, seg, rank = pos[keep], seg[keep], rank[keep]
+    terms = ctx.rel[pos].astype(np.float64) / np.log2(rank + 1.0)
+    return np.bincount(seg, weights=terms, minlength=ctx.ntopics)[: ctx.ntopics]
 
 
 def ideal_dcg(gains_desc: np.ndarray, k: int | None = None) -> float:
@@ -110,13 +123,12 @@ def _ndcg(ctx: Context, _: Any) -> np.ndarray:
     trec_eval ``m_ndcg.c`` (Järvelin & Kekäläinen 2002): the ideal ranking holds every judged
     document of the topic (not truncated at the run's length); ``-l`` is ignored.
     """
-    return _safe_div(ctx.seg_sum(_dcg_terms(ctx)), _ideal(ctx, None))
+    return _safe_div(_dcg(ctx, None), _ideal(ctx, None))
 
 
 def _ndcg_cut(ctx: Context, k: int) -> np.ndarray:
     """ndcg_cut_k: DCG of the top k over the ideal DCG of the top k (``m_ndcg_cut.c``)."""
-    terms = np.where(ctx.rank <= k, _dcg_terms(ctx), 0.0)
-    return _safe_div(ctx.seg_sum(terms), _ideal(ctx, int(k)))
+    return _safe_div(_dcg(ctx, int(k)), _ideal(ctx, int(k)))
 
 
 def _bpref(ctx: Context, _: Any) -> np.ndarray:
@@ -126,12 +138,12 @@ def _bpref(ctx: Context, _: Any) -> np.ndarray:
     docs ranked above r; a term with n_r = 0 is 1 (so N = 0 gives 1). Unjudged and unpooled
     docs are skipped; unretrieved relevant docs add 0.
     """
-    nonrel_above = ctx.seg_cumsum(ctx.is_nonrel) - ctx.is_nonrel
-    R = np.repeat(ctx.stats.num_rel, ctx.lengths).astype(np.float64)
-    N = np.repeat(ctx.stats.num_nonrel, ctx.lengths).astype(np.float64)
+    nonrel_above = ctx.before_rel(ctx.nonrel_positions)
+    R = ctx.stats.num_rel[ctx.rel_segment].astype(np.float64)
+    N = ctx.stats.num_nonrel[ctx.rel_segment].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(nonrel_above > 0, 1.0 - np.minimum(nonrel_above, R) / np.minimum(N, R), 1.0)
-    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
+    return _safe_div(ctx.rel_sum(term), ctx.num_rel())
 
 
 def _infap(ctx: Context, _: Any) -> np.ndarray:
@@ -141,18 +153,17 @@ def _infap(ctx: Context, _: Any) -> np.ndarray:
     1/(j+1) + (j/(j+1)) · (pooled_above/j) · (rel_above + ε)/(rel_above + nonrel_above + 2ε),
     pooled_above counting judged and pooled-unjudged docs above. infAP = Σ / R.
     """
-    pooled = ctx.rel != -2
-    rel_above = ctx.cum_rel - ctx.is_rel
-    nonrel_above = ctx.seg_cumsum(ctx.is_nonrel) - ctx.is_nonrel
-    pooled_above = ctx.seg_cumsum(pooled) - pooled
-    fj = (ctx.rank - 1).astype(np.float64)
+    rel_above = ctx.rel_ordinal - 1
+    nonrel_above = ctx.before_rel(ctx.nonrel_positions)
+    pooled_above = ctx.before_rel(np.flatnonzero(ctx.rel != NONPOOL))
+    fj = (ctx.rel_rank - 1).astype(np.float64)
     ra = rel_above.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (pooled_above / fj) * (
             (ra + INFAP_EPSILON) / (ra + nonrel_above + 2 * INFAP_EPSILON)
         )
     term = np.where(fj == 0, 1.0, term)
-    return _safe_div(ctx.seg_sum(np.where(ctx.is_rel, term, 0.0)), ctx.num_rel())
+    return _safe_div(ctx.rel_sum(term), ctx.num_rel())
 
 
 register(Family("runid", _num_q, "the run's name (printed as the 'all' value only)", per_topic=False))
