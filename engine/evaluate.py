@@ -476,6 +476,10 @@ def evaluate_files(
     from trec.runs import read_run
 
     names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
+    if len(paths) > 1:
+        from trec.arrow_runs import preload
+
+        preload()  # pyarrow pays for its import over several runs
     cores = os.cpu_count() or 1
     workers = workers if workers is not None else (cores if processes else min(4, cores))
 

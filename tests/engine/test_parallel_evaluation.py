@@ -160,3 +160,25 @@ def test_the_command_uses_workers_and_prints_what_one_thread_prints(tmp_path: Pa
             assert main([*extra, "-q", str(qrels), *map(str, paths)], fh, fh) == 0
         outputs.append(out.read_text())
     assert outputs[0] == outputs[1] and outputs[0].count("\n") > 100
+
+
+def test_at_most_two_runs_per_worker_are_in_flight(tmp_path: Path) -> None:
+    """Memory stays bounded: the parent submits a run only when fewer than 2 x workers are pending."""
+    import multiprocessing.pool
+
+    qrels, paths = make_workload(tmp_path, runs=9, topics=2, depth=10)
+    submitted = []
+    real = multiprocessing.pool.Pool.apply_async
+
+    def counting(self: multiprocessing.pool.Pool, *args: object, **kwargs: object) -> object:
+        submitted.append(1)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    consumed = 0
+    with mock.patch.object(multiprocessing.pool.Pool, "apply_async", counting):
+        for _ in evaluate_files(
+            Judgments(read_qrels(qrels)), [str(p) for p in paths], MEASURES, workers=2, processes=True
+        ):
+            assert len(submitted) - consumed <= 4
+            consumed += 1
+    assert consumed == len(submitted) == 9

@@ -23,6 +23,7 @@ from trec.arrow_runs import read_run_arrow
 from trec.runs import RankedRun
 
 pytest.importorskip("pyarrow")
+trec.arrow_runs.preload()
 
 SETTINGS = settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -172,7 +173,10 @@ def test_standard_input_is_left_to_the_strict_path(tmp_path: Path) -> None:
 
 def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> None:
     path = write(tmp_path / "r.run", [("1", "a", "1.0", "t")])
-    with mock.patch.object(trec.arrow_runs, "_options", return_value=None):
+    with (
+        mock.patch.object(trec.arrow_runs, "_OPTIONS", None),
+        mock.patch.object(trec.arrow_runs, "_MISSING", True),
+    ):
         assert read_run_arrow(path, "r") is None
         run = read_run(path)
     assert run.docnos.tolist() == [b"a"] and np.array_equal(run.scores, [1.0])
