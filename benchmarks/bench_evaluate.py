@@ -12,17 +12,19 @@ A stratified prel of the same workload times xinfAP/xinfNDCG too.
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script, this folder is on sys.path
+import harness  # noqa: E402
+
 MEASURES = ["map", "bpref", "infAP", "ndcg", "P.10"]
 
 
@@ -110,47 +112,6 @@ def generate_in_child(workdir: Path, n_runs: int, n_topics: int, depth: int, see
     return sorted((workdir / "runs").glob("*.run"))
 
 
-@dataclass
-class Timing:
-    name: str
-    seconds: float
-    max_rss_mb: float
-    ok: bool
-    note: str = ""
-    all_seconds: list[float] | None = None
-
-
-REPEAT = 3
-
-
-def _once(cmd: list[str], out: Path) -> tuple[float, float, int, bytes]:
-    start = time.perf_counter()
-    with open(out, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.PIPE, cwd=ROOT)
-        assert proc.stderr is not None
-        err = proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), err
-
-
-def timed(name: str, cmd: list[str], out: Path) -> Timing:
-    """Run ``cmd`` REPEAT times as a child: the best wall time, and the peak RSS (wait4's rusage).
-
-    The best of a few runs is the usual way to time on a shared machine: noise only adds time.
-    """
-    times, peak = [], 0.0
-    for _ in range(REPEAT):
-        seconds, rss, code, err = _once(cmd, out)
-        if code != 0:
-            return Timing(
-                name, seconds, rss, False, f"exit {code}: {err.decode(errors='replace').strip()[-300:]}"
-            )
-        times.append(seconds)
-        peak = max(peak, rss)
-    times.sort()
-    return Timing(name, times[0], peak, True, "", times)
-
-
 PYTREC_SCRIPT = textwrap.dedent(
     """
     import sys, pytrec_eval
@@ -180,21 +141,136 @@ IR_MEASURES_SCRIPT = textwrap.dedent(
     """
 )
 
+# The fastest honest parse-only reading of the same files with pyarrow: every run file parsed by
+# pyarrow's C++ CSV reader into typed columns (qid, docno, score), files read concurrently by one
+# thread per core (pyarrow releases the GIL), nothing evaluated.
+PYARROW_PARSE_ONLY = textwrap.dedent(
+    """
+    import os, sys
+    from concurrent.futures import ThreadPoolExecutor
+    import pyarrow as pa, pyarrow.csv as pcsv
+    names = ["qid", "Q0", "docno", "rank", "score", "tag"]
+    read = pcsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 26)
+    parse = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False)
+    convert = pcsv.ConvertOptions(
+        column_types={"qid": pa.binary(), "docno": pa.binary(), "score": pa.float64()},
+        include_columns=["qid", "docno", "score"],
+    )
+    def one(path):
+        return pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert).num_rows
+    with ThreadPoolExecutor(os.cpu_count()) as pool:
+        print(sum(pool.map(one, sys.argv[1:])))
+    """
+)
 
-def compare_values(ours: Path, pytrec: Path, runs: list[Path]) -> str:
-    """Check that our 'all' values equal pytrec_eval's means on every run (both at full precision)."""
-    names = {"P_10": "P_10"}
+
+def compare_values(ours: Path, pytrec: Path) -> str:
+    """Our 'all' values against pytrec_eval's means on every run (both at full precision)."""
     mine: dict[tuple[str, str], float] = {}
     for line in ours.read_text().splitlines():
         run, measure, topic, value = line.split("\t")
         if topic == "all":
-            mine[(run, names.get(measure, measure))] = float(value)
+            mine[(run, measure)] = float(value)
     worst = 0.0
     for line in pytrec.read_text().splitlines():
         path, measure, value = line.split(" ")
-        run = Path(path).stem
-        worst = max(worst, abs(mine[(run, measure)] - float(value)))
+        worst = max(worst, abs(mine[(Path(path).stem, measure)] - float(value)))
     return f"largest |ours - pytrec_eval| over all runs and measures: {worst:.2e}"
+
+
+def contenders(wl: Workload, *, with_ir_measures: bool, trec_eval: str | None) -> list[harness.Contender]:
+    py = sys.executable
+    runs = [str(p) for p in wl.runs]
+    mflags = [a for m in MEASURES for a in ("-m", m)]
+    ours_out = wl.folder / "ours.txt"
+    out: list[harness.Contender] = [
+        harness.Contender(
+            OURS, [py, "manage.py", "evaluate", "--digits", "17", *mflags, str(wl.qrels), *runs], ours_out
+        )
+    ]
+    try:
+        import pytrec_eval  # noqa: F401
+
+        pytrec_out = wl.folder / "pytrec.txt"
+        out.append(
+            harness.Contender(
+                "pytrec_eval",
+                [py, "-c", PYTREC_SCRIPT, str(wl.qrels), *runs],
+                pytrec_out,
+                check=lambda: compare_values(ours_out, pytrec_out),
+            )
+        )
+    except ImportError:
+        print("pytrec_eval not installed: pip install -e '.[bench]'", file=sys.stderr)
+    if trec_eval:
+        # trec_eval takes one run per call: a shell loop is how campaigns use it
+        script = " ; ".join(f"{trec_eval} {' '.join(mflags)} {wl.qrels} {r}" for r in runs)
+        out.append(
+            harness.Contender(
+                "trec_eval -O2 (one process per run)", ["sh", "-c", script], wl.folder / "te.txt"
+            )
+        )
+    out.append(
+        harness.Contender("pyarrow parse-only", [py, "-c", PYARROW_PARSE_ONLY, *runs], wl.folder / "pa.txt")
+    )
+    if with_ir_measures:
+        out.append(harness.Contender("ir_measures", [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs]))
+    return out
+
+
+def xinf_contenders(wl: Workload, sample_eval: str | None, subset: int | None) -> list[harness.Contender]:
+    py = sys.executable
+    runs = [str(p) for p in wl.runs][: subset or None]
+    out = [
+        harness.Contender(
+            OURS + " --prel xinfAP xinfNDCG",
+            [py, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG", str(wl.prel), *runs],
+            wl.folder / "xinf.txt",
+        )
+    ]
+    if sample_eval:
+        script = " ; ".join(f"perl {sample_eval} {wl.prel} {r}" for r in runs)
+        out.append(
+            harness.Contender(
+                "sample_eval.pl (one process per run)", ["sh", "-c", script], wl.folder / "se.txt"
+            )
+        )
+    return out
+
+
+OURS = "workbench evaluate"
+
+
+def find_tool(explicit: str | None, name: str) -> str | None:
+    return explicit or shutil.which(name)
+
+
+def summary_rows(
+    what: str, results: dict[str, list[harness.Result]], peer: str, target: str, minimum: float
+) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for load, res in results.items():
+        by = {r.name: r for r in res}
+        ours = next(r for r in res if r.name.startswith(OURS))
+        other = by.get(peer)
+        if other is None or not other.ok or not ours.ok:
+            continue
+        ratio = other.median / ours.median
+        rows.append(
+            {
+                "what": what,
+                "load": load,
+                "ours": ours.name,
+                "ours_s": round(ours.median, 3),
+                "peer": peer,
+                "peer_s": round(other.median, 3),
+                "ratio": round(ratio, 2),
+                "target": target,
+                "met": ratio >= minimum,
+                "peak_mb": round(ours.max_rss_mb),
+            }
+        )
+    return rows
 
 
 def main() -> None:
@@ -206,89 +282,94 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=None)
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--workdir", type=Path, default=None, help="keep the generated files here")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per contender; the best is reported")
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
+    )
+    parser.add_argument("--trec-eval", default=None, help="trec_eval binary (default: on PATH)")
+    parser.add_argument("--sample-eval", default=None, help="sample_eval.pl (default: on PATH)")
+    parser.add_argument("--xinf-runs", type=int, default=None, help="time xinfAP on the first N runs only")
+    parser.add_argument("--no-xinf", action="store_true", help="skip the xinfAP/xinfNDCG comparison")
+    parser.add_argument("--with-ir-measures", action="store_true", help="time ir_measures too (slow)")
+    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
+    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    harness.add_load_argument(parser)
     args = parser.parse_args()
+    if args.repeat:
+        args.rounds = args.repeat
     n_runs = args.runs or (200 if args.large else 100)
     n_topics = args.topics or (250 if args.large else 50)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-"))
-    global REPEAT
-    REPEAT = max(1, args.repeat)
     if args.generate_only:
         generate(workdir, n_runs, n_topics, args.depth, args.seed)
         return
-    t0 = time.perf_counter()
-    generate_in_child(workdir, n_runs, n_topics, args.depth, args.seed)
-    wl = Workload(
-        workdir, workdir / "qrels.txt", workdir / "prel.txt", sorted((workdir / "runs").glob("*.run"))
-    )
-    with open(wl.qrels) as fh:
-        lines = sum(1 for _ in fh)
-    print(
-        f"  done in {time.perf_counter() - t0:.1f}s; qrels: {lines} judgments (depth-100 pool)\n", flush=True
-    )
-
-    py = sys.executable
-    runs = [str(p) for p in wl.runs]
-    mflags = [a for m in MEASURES for a in ("-m", m)]
-    results: list[Timing] = []
-    ours_out = workdir / "ours.txt"
-    ours = timed(
-        "workbench evaluate",
-        [py, "manage.py", "evaluate", "--digits", "17", *mflags, str(wl.qrels), *runs],
-        ours_out,
-    )
-    results.append(ours)
-    peers: list[Timing] = []
-    try:
-        import pytrec_eval  # noqa: F401
-
-        pt = timed("pytrec_eval", [py, "-c", PYTREC_SCRIPT, str(wl.qrels), *runs], workdir / "pytrec.txt")
-        peers.append(pt)
-        if pt.ok and ours.ok:
-            pt.note = compare_values(ours_out, workdir / "pytrec.txt", wl.runs)
-    except ImportError:
-        print("pytrec_eval not installed: pip install -e '.[bench]'")
-    try:
-        import ir_measures  # noqa: F401
-
-        peers.append(
-            timed("ir_measures", [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs], workdir / "irm.txt")
-        )
-    except ImportError:
-        pass
-    if shutil.which("trec_eval"):
-        # trec_eval takes one run per call: a shell loop is how campaigns use it
-        script = " ; ".join(
-            f"trec_eval -m map -m bpref -m infAP -m ndcg -m P.10 {wl.qrels} {r}" for r in runs
-        )
-        peers.append(timed("trec_eval (C, one process per run)", ["sh", "-c", script], workdir / "te.txt"))
-    results += peers
-
-    print(f"best of {REPEAT} runs each")
-    print(f"{'tool':38s} {'wall s':>8s} {'peak MB':>8s} {'ratio':>8s}   all runs (s)")
-    for r in results:
-        ratio = r.seconds / ours.seconds if ours.seconds and ours.ok else float("nan")
-        runs_s = " ".join(f"{x:.2f}" for x in r.all_seconds or [])
-        status = "" if r.ok else "FAILED"
-        print(f"{r.name:38s} {r.seconds:8.2f} {r.max_rss_mb:8.0f} {ratio:7.2f}x {status}  {runs_s}")
-        if r.note:
-            print(f"    {r.note}")
-    print("(ratio = tool's wall time / workbench's: above 1 means the workbench is faster)\n")
-
-    xi = timed(
-        "workbench evaluate --prel xinfAP xinfNDCG",
-        [py, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG", str(wl.prel), *runs],
-        workdir / "xinf.txt",
-    )
-    print(f"{xi.name:45s} {xi.seconds:8.2f} s {xi.max_rss_mb:8.0f} MB {'' if xi.ok else 'FAILED ' + xi.note}")
-    if shutil.which("sample_eval.pl"):
-        script = " ; ".join(f"sample_eval.pl {wl.prel} {r}" for r in runs)
-        se = timed("sample_eval.pl (one process per run)", ["sh", "-c", script], workdir / "se.txt")
+    runs = generate_in_child(workdir, n_runs, n_topics, args.depth, args.seed)
+    wl = Workload(workdir, workdir / "qrels.txt", workdir / "prel.txt", runs)
+    lines = wl.qrels.read_bytes().count(b"\n")
+    label = f"{n_runs} runs x {n_topics} topics x {args.depth} docs, {lines:,} qrels"
+    print(f"{label}; command: {harness.command_line()}\n", flush=True)
+    trec_eval = find_tool(args.trec_eval, "trec_eval")
+    if trec_eval is None:
         print(
-            f"{se.name:45s} {se.seconds:8.2f} s {se.max_rss_mb:8.0f} MB  ratio {se.seconds / xi.seconds:.2f}x"
+            "trec_eval not found: build it with -O2 (see the docstring) and pass --trec-eval", file=sys.stderr
         )
+    results = harness.measure_under_loads(
+        contenders(wl, with_ir_measures=args.with_ir_measures, trec_eval=trec_eval),
+        args,
+        OURS,
+        f"evaluate: {label}",
+    )
+    scale = "large" if args.large else "default" if not (args.runs or args.topics) else "custom"
+    rows = summary_rows(f"{scale} workload: evaluate 5 measures", results, "pytrec_eval", ">= 5x", 5.0)
+    rows += summary_rows(
+        f"{scale} workload: evaluate 5 measures", results, "trec_eval -O2 (one process per run)", ">= 2x", 2.0
+    )
+    rows += summary_rows(
+        f"{scale} workload: vs parse-only",
+        results,
+        "pyarrow parse-only",
+        "ours <= 1.5x parse (ratio >= 0.67)",
+        1 / 1.5,
+    )
+    if not args.no_xinf:
+        sample_eval = find_tool(args.sample_eval, "sample_eval.pl")
+        xres = harness.measure_under_loads(
+            xinf_contenders(wl, sample_eval, args.xinf_runs),
+            args,
+            OURS + " --prel xinfAP xinfNDCG",
+            f"xinfAP and xinfNDCG: {label}",
+        )
+        rows += summary_rows(
+            f"{scale} workload: xinfAP + xinfNDCG" + (f" ({args.xinf_runs} runs)" if args.xinf_runs else ""),
+            xres,
+            "sample_eval.pl (one process per run)",
+            ">= 20x",
+            20.0,
+        )
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(rows, indent=1))
+
+
+# kept for bench_import.py and bench_pooling.py, which time single commands the old way
+@dataclass
+class Timing:
+    name: str
+    seconds: float
+    max_rss_mb: float
+    ok: bool
+    note: str = ""
+    all_seconds: list[float] | None = None
+
+
+REPEAT = 3
+
+
+def timed(name: str, cmd: list[str], out: Path) -> Timing:
+    """Run ``cmd`` REPEAT times as a child: the best wall time, and the peak RSS."""
+    res = harness.alternate([harness.Contender(name, cmd, out)], REPEAT, progress=False)[0]
+    if not res.ok:
+        return Timing(name, float("nan"), res.max_rss_mb, False, res.note)
+    return Timing(name, min(res.seconds), res.max_rss_mb, True, "", sorted(res.seconds))
 
 
 if __name__ == "__main__":

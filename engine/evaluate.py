@@ -136,8 +136,17 @@ class Judgments:
         q = self.qrels
         codes = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
         hashes = hash_strings(q.docnos)
-        order = np.lexsort((hashes, codes))  # topic segments stay where the qrels have them
+        # sort by (topic, hash): one sort of a combined key (the topic in the top bits), checked
+        # and redone with two keys in the unlikely case that the hashes' low bits decided a tie
+        bits = max(1, len(q.topics).bit_length())
+        combined = (codes.astype(np.uint64) << np.uint64(64 - bits)) | (hashes >> np.uint64(bits))
+        order = np.argsort(combined, kind="stable")
         sorted_hashes = hashes[order]
+        if len(order) > 1 and not bool(
+            np.all((np.diff(codes[order]) > 0) | (sorted_hashes[1:] >= sorted_hashes[:-1]))
+        ):
+            order = np.lexsort((hashes, codes))  # topic segments stay where the qrels have them
+            sorted_hashes = hashes[order]
         if len(order) > 1 and bool(np.any((sorted_hashes[1:] == sorted_hashes[:-1]) & (np.diff(codes) == 0))):
             return None
         return JoinIndex(

@@ -14,7 +14,7 @@ import numpy as np
 from trec.columns import Columns, concat, read_columns
 from trec.errors import FormatError
 from trec.io import PathLike, open_text_out
-from trec.qrels import Qrels, qrels_from_arrays
+from trec.qrels import Qrels, qrels_and_order
 
 PREL_COLUMNS = ("qid", "iter", "docno", "stratum", "rel")
 MQ_PREL_COLUMNS = ("qid", "docno", "rel", "method", "iprob")
@@ -41,19 +41,6 @@ class MQPrel:
     methods: np.ndarray  # bytes, aligned
 
 
-def _aligned(qrels: Qrels, qids: np.ndarray, docnos: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Reorder ``values`` (file order) into the qrels' (topic, docno) order."""
-    index = qrels.topic_index()
-    out = np.empty(len(qrels), dtype=values.dtype)
-    codes = np.array([index[q.decode(errors="replace")] for q in qids.tolist()], dtype=np.int64)
-    for i in range(len(qrels.topics)):
-        rows = np.flatnonzero(codes == i)
-        a = int(qrels.offsets[i])
-        seg_docs = qrels.docnos[a : int(qrels.offsets[i + 1])]
-        out[a + np.searchsorted(seg_docs, docnos[rows])] = values[rows]
-    return out
-
-
 def _convert_prel(cols: Columns) -> dict[str, np.ndarray]:
     return {
         "qid": cols.strings(0),
@@ -70,10 +57,10 @@ def read_prel(path: PathLike) -> StratifiedPrel:
     if total == 0:
         raise FormatError(str(path), 0, "the prel file is empty (expected 'qid iter docno stratum rel')")
     qids, docnos = concat(parts["qid"]), concat(parts["docno"])
-    qrels = qrels_from_arrays(
+    qrels, order = qrels_and_order(
         qids, docnos, concat(parts["rel"], np.int64), path=str(path), lines=concat(parts["line"], np.int64)
     )
-    return StratifiedPrel(qrels=qrels, strata=_aligned(qrels, qids, docnos, concat(parts["stratum"])))
+    return StratifiedPrel(qrels=qrels, strata=concat(parts["stratum"])[order])
 
 
 def _convert_mq(cols: Columns) -> dict[str, np.ndarray]:
@@ -99,13 +86,13 @@ def read_mq_prel(path: PathLike) -> MQPrel:
     if total == 0:
         raise FormatError(str(path), 0, "the prel file is empty (expected 'qid docno rel method iprob')")
     qids, docnos = concat(parts["qid"]), concat(parts["docno"])
-    qrels = qrels_from_arrays(
+    qrels, order = qrels_and_order(
         qids, docnos, concat(parts["rel"], np.int64), path=str(path), lines=concat(parts["line"], np.int64)
     )
     return MQPrel(
         qrels=qrels,
-        iprobs=_aligned(qrels, qids, docnos, concat(parts["iprob"], np.float64)),
-        methods=_aligned(qrels, qids, docnos, concat(parts["method"])),
+        iprobs=concat(parts["iprob"], np.float64)[order],
+        methods=concat(parts["method"])[order],
     )
 
 

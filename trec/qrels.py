@@ -206,6 +206,26 @@ def qrels_from_arrays(
     column) a docno may repeat in a topic under different second columns (diversity qrels): the
     rows keep the last such line's grade, and :attr:`Qrels.subtopics` keeps every line.
     """
+    return _qrels_and_order(qids, docnos, rels, path=path, lines=lines, iters=iters)[0]
+
+
+def qrels_and_order(
+    qids: np.ndarray, docnos: np.ndarray, rels: np.ndarray, *, path: str = "", lines: np.ndarray | None = None
+) -> tuple[Qrels, np.ndarray]:
+    """:func:`qrels_from_arrays` without ``iters``, and the permutation taking file order to the
+    qrels' rows (``column[order]`` lines any other per-line column up with the rows)."""
+    return _qrels_and_order(qids, docnos, rels, path=path, lines=lines, iters=None)
+
+
+def _qrels_and_order(
+    qids: np.ndarray,
+    docnos: np.ndarray,
+    rels: np.ndarray,
+    *,
+    path: str,
+    lines: np.ndarray | None,
+    iters: np.ndarray | None,
+) -> tuple[Qrels, np.ndarray]:
     qids = _as_bytes(qids)
     docnos = _as_bytes(docnos)
     rels = np.asarray(rels, dtype=np.int64)
@@ -220,14 +240,18 @@ def qrels_from_arrays(
         )
     offsets = offsets_from_sorted_codes(sorted_codes, len(topics))
     if iters is None:
-        return Qrels(tuple(topics), offsets, sorted_docnos, rels[order], path=path)
+        return Qrels(tuple(topics), offsets, sorted_docnos, rels[order], path=path), order
     iters = _as_bytes(iters)
     sub_codes, names = _first_appearance_codes(iters)
     sorted_rels = rels[order]
     if not dups.size:
         subtopics = SubtopicLines(sub_codes[order], sorted_rels, names)
-        return Qrels(tuple(topics), offsets, sorted_docnos, sorted_rels, path=path, subtopics=subtopics)
-    return _with_repeats(path, topics, codes, docnos, iters, lines, order, dups, sub_codes, names, rels)
+        return Qrels(
+            tuple(topics), offsets, sorted_docnos, sorted_rels, path=path, subtopics=subtopics
+        ), order
+    return _with_repeats(
+        path, topics, codes, docnos, iters, lines, order, dups, sub_codes, names, rels
+    ), order
 
 
 def _with_repeats(
