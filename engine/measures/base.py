@@ -131,15 +131,11 @@ class Context:
         first = np.searchsorted(self.rel_segment, np.arange(self.ntopics))
         return np.arange(len(self.rel_positions), dtype=np.int64) - first[self.rel_segment] + 1
 
-    def before_rel(self, positions: np.ndarray) -> np.ndarray:
-        """For each relevant position, how many of ``positions`` (sorted) lie above it in its topic."""
-        at = np.searchsorted(positions, self.rel_positions)
-        start = np.searchsorted(positions, self.offsets[:-1])
-        return at - start[self.rel_segment]
-
-    @cached_property
-    def nonrel_positions(self) -> np.ndarray:
-        return np.flatnonzero(self.is_nonrel)
+    def before_rel(self, mask: np.ndarray) -> np.ndarray:
+        """For each relevant position, how many positions where ``mask`` holds lie above it in its topic."""
+        counts = np.cumsum(mask, dtype=np.int64)
+        start = np.r_[0, counts][self.offsets[:-1]]
+        return counts[self.rel_positions] - mask[self.rel_positions] - start[self.rel_segment]
 
     def rel_sum(self, values: np.ndarray) -> np.ndarray:
         """Per topic, the sum of ``values`` given at the relevant positions."""

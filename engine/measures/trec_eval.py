@@ -138,7 +138,7 @@ def _bpref(ctx: Context, _: Any) -> np.ndarray:
     docs ranked above r; a term with n_r = 0 is 1 (so N = 0 gives 1). Unjudged and unpooled
     docs are skipped; unretrieved relevant docs add 0.
     """
-    nonrel_above = ctx.before_rel(ctx.nonrel_positions)
+    nonrel_above = ctx.before_rel(ctx.is_nonrel)
     R = ctx.stats.num_rel[ctx.rel_segment].astype(np.float64)
     N = ctx.stats.num_nonrel[ctx.rel_segment].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -154,8 +154,8 @@ def _infap(ctx: Context, _: Any) -> np.ndarray:
     pooled_above counting judged and pooled-unjudged docs above. infAP = Σ / R.
     """
     rel_above = ctx.rel_ordinal - 1
-    nonrel_above = ctx.before_rel(ctx.nonrel_positions)
-    pooled_above = ctx.before_rel(np.flatnonzero(ctx.rel != NONPOOL))
+    nonrel_above = ctx.before_rel(ctx.is_nonrel)
+    pooled_above = ctx.before_rel(ctx.rel != NONPOOL)
     fj = (ctx.rel_rank - 1).astype(np.float64)
     ra = rel_above.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
