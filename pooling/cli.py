@@ -24,6 +24,7 @@ from pooling.strategies import (
     truncate,
 )
 from trec import FormatError, Qrels, RankedRun, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
+from trec.arrow_runs import preload
 from trec.cli import UsageError, run_command
 from trec.csvout import SafeWriter
 from trec.progress import Progress, TextOut
@@ -157,7 +158,7 @@ def add_simulate_arguments(parser: ArgumentParser) -> None:
 def read_runs(
     paths: Sequence[str], stderr: TextOut, progress: str, depth: int | None = None
 ) -> list[RankedRun]:
-    """Read the runs two at a time (numpy releases the GIL while parsing), with a progress bar.
+    """Read the runs two at a time (pyarrow and numpy release the GIL while parsing), with a progress bar.
 
     With ``depth``, each run is cut to its top ``depth`` per topic as soon as it is read.
     """
@@ -169,6 +170,8 @@ def read_runs(
             raise UsageError(f"runs '{seen[name]}' and '{path}' are both named '{name}': rename one")
         seen[name] = path
     runs: list[RankedRun] = []
+    if len(paths) > 1:
+        preload()  # pyarrow's reader, as manage.py evaluate reads runs (trec.arrow_runs)
     with Progress(len(paths), "reading runs", stream=stderr, enabled=enabled) as bar:
         workers = min(2, os.cpu_count() or 1, len(paths))
         with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
