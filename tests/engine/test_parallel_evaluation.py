@@ -8,6 +8,8 @@ these tests hold them to the serial, exact-search results, bit for bit and in in
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 from unittest import mock
 
@@ -57,7 +59,34 @@ def same_results(a: list[ev.RunResult], b: list[ev.RunResult]) -> None:
             )
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def in_fresh_process(test: str, tmp_path: Path) -> None:
+    """Run ``test`` of this module in a new interpreter: forking needs a process with no other
+    thread, which the command line is and a test session that has run threads is not."""
+    code = (
+        "import tests.engine.test_parallel_evaluation as t; from pathlib import Path; "
+        f"t.{test}(Path({str(tmp_path)!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def test_forked_workers_equal_the_serial_loop_in_input_order(tmp_path: Path) -> None:
+    in_fresh_process("forked_workers_equal_the_serial_loop", tmp_path)
+
+
+def test_a_bad_file_fails_in_its_turn_with_its_line_after_the_runs_before_it(tmp_path: Path) -> None:
+    in_fresh_process("a_bad_file_fails_in_its_turn", tmp_path)
+
+
+def test_at_most_two_runs_per_worker_are_in_flight(tmp_path: Path) -> None:
+    """Memory stays bounded: the parent submits a run only when fewer than 2 x workers are pending."""
+    in_fresh_process("at_most_two_runs_per_worker_in_flight", tmp_path)
+
+
+def forked_workers_equal_the_serial_loop(tmp_path: Path) -> None:
     qrels, paths = make_workload(tmp_path)
     judgments = Judgments(read_qrels(qrels))
     names = [p.name for p in paths]
@@ -80,7 +109,8 @@ def test_forked_workers_equal_the_serial_loop_in_input_order(tmp_path: Path) -> 
     same_results(serial, threads)
 
 
-def test_a_bad_file_fails_in_its_turn_with_its_line_after_the_runs_before_it(tmp_path: Path) -> None:
+def a_bad_file_fails_in_its_turn(tmp_path: Path) -> None:
+    assert ev.can_fork()
     qrels, paths = make_workload(tmp_path, runs=5)
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 doc1 1 2.0 x\n1 Q0 doc2 2 oops x\n")
@@ -162,10 +192,10 @@ def test_the_command_uses_workers_and_prints_what_one_thread_prints(tmp_path: Pa
     assert outputs[0] == outputs[1] and outputs[0].count("\n") > 100
 
 
-def test_at_most_two_runs_per_worker_are_in_flight(tmp_path: Path) -> None:
-    """Memory stays bounded: the parent submits a run only when fewer than 2 x workers are pending."""
+def at_most_two_runs_per_worker_in_flight(tmp_path: Path) -> None:
     import multiprocessing.pool
 
+    assert ev.can_fork()
     qrels, paths = make_workload(tmp_path, runs=9, topics=2, depth=10)
     submitted = []
     real = multiprocessing.pool.Pool.apply_async
