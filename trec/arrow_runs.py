@@ -15,14 +15,11 @@ fast path is taken once a caller that reads several runs has called :func:`prelo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from trec.io import PathLike, iter_blocks
-
-if TYPE_CHECKING:
-    from trec.runs import RankedRun
 
 _NAMES = ["qid", "Q0", "docno", "rank", "score", "tag"]
 
@@ -98,8 +95,19 @@ def fixed_width(column: Any) -> np.ndarray:
     return chars.view(f"S{width}").ravel()
 
 
-def read_run_arrow(path: PathLike, name: str) -> RankedRun | None:
-    """The run read by pyarrow, or None when the strict path must read it (see the module's doc)."""
+class RunColumns(NamedTuple):
+    """A run file's lines, in file order: what :func:`trec.runs.run_from_arrays` takes."""
+
+    qids: np.ndarray
+    docnos: np.ndarray
+    scores: np.ndarray
+    tag: str  # the first line's
+    runid: str  # the last line's tag: trec_eval's runid
+
+
+def parse_run_arrow(path: PathLike) -> RunColumns | None:
+    """The run's columns read by pyarrow, or None when the strict path must read it (see the
+    module's doc); trec.runs puts them in canonical order and checks duplicates."""
     if str(path) == "-" or _MISSING:
         return None
     blocks = iter_blocks(path)
@@ -122,9 +130,6 @@ def read_run_arrow(path: PathLike, name: str) -> RankedRun | None:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    from trec.errors import FormatError
-    from trec.runs import run_from_arrays
-
     try:
         table = pcsv.read_csv(pa.py_buffer(raw), *options)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -143,15 +148,10 @@ def read_run_arrow(path: PathLike, name: str) -> RankedRun | None:
     if not bool(np.isfinite(scores).all()):
         return None
     tags = columns["tag"]
-    try:
-        return run_from_arrays(
-            name,
-            fixed_width(columns["qid"]),
-            fixed_width(columns["docno"]),
-            scores.copy(),
-            tag=tags[0].as_py().decode(errors="replace"),
-            path=str(path),
-            runid=tags[len(tags) - 1].as_py().decode(errors="replace"),
-        )
-    except FormatError:  # a duplicate docno: the strict path reports it with its line numbers
-        return None
+    return RunColumns(
+        fixed_width(columns["qid"]),
+        fixed_width(columns["docno"]),
+        scores.copy(),
+        tags[0].as_py().decode(errors="replace"),
+        tags[len(tags) - 1].as_py().decode(errors="replace"),
+    )

@@ -101,58 +101,43 @@ def run_from_arrays(
     docnos = np.asarray(docnos)
     if docnos.dtype.kind != "S":
         docnos = docnos.astype("S")
-    return canonical_run(
-        name,
-        topics,
-        codes,
-        docnos,
-        np.asarray(scores, dtype=np.float64),
-        hash_strings(docnos),
-        tag=tag,
-        path=path,
-        lines=lines,
-        runid=runid,
-    )
-
-
-def canonical_run(
-    name: str,
-    topics: list[str],
-    codes: np.ndarray,
-    docnos: np.ndarray,
-    scores: np.ndarray,
-    hashes: np.ndarray,
-    *,
-    tag: str = "",
-    path: str = "",
-    lines: np.ndarray | None = None,
-    runid: str = "",
-    checked: bool = False,
-) -> RankedRun:
-    """The :class:`RankedRun` of lines already split: topic codes (into byte-ordered ``topics``)
-    and docno hashes given; checks duplicates (unless ``checked``) and puts the lines in
-    canonical order."""
-    if not checked:
-        dup = find_duplicate(codes, docnos, hashes)
-        if dup is not None:
-            raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
+    scores = np.asarray(scores, dtype=np.float64)
+    hashes = hash_strings(docnos)
+    dup = find_duplicate(codes, docnos, hashes)
+    if dup is not None:
+        raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
     perm = canonical_order(codes, scores, docnos)
     if len(perm) and bool(perm[0] == 0) and bool((np.diff(perm) == 1).all()):
-        sorted_codes, docnos_out, scores_out, hashes_out = codes, docnos, scores, hashes
+        sorted_codes = codes  # already in canonical order: no copies
     else:
         sorted_codes = codes[perm]
-        docnos_out, scores_out, hashes_out = docnos[perm], scores[perm], hashes[perm]
+        docnos, scores, hashes = docnos[perm], scores[perm], hashes[perm]
     return RankedRun(
         name=name,
         tag=tag,
         topics=tuple(topics),
         offsets=offsets_from_sorted_codes(sorted_codes, len(topics)),
-        docnos=docnos_out,
-        scores=scores_out,
+        docnos=docnos,
+        scores=scores,
         path=path,
-        docno_hashes=hashes_out,
+        docno_hashes=hashes,
         runid=runid or tag,
     )
+
+
+def read_run_fast(path: PathLike, name: str) -> RankedRun | None:
+    """The run read by pyarrow (:mod:`trec.arrow_runs`), or None when the strict path must read it."""
+    from trec.arrow_runs import parse_run_arrow
+
+    cols = parse_run_arrow(path)
+    if cols is None:
+        return None
+    try:
+        return run_from_arrays(
+            name, cols.qids, cols.docnos, cols.scores, tag=cols.tag, path=str(path), runid=cols.runid
+        )
+    except FormatError:  # a duplicate docno: the strict path reports it with its line numbers
+        return None
 
 
 def read_run(path: PathLike, name: str | None = None) -> RankedRun:
@@ -165,9 +150,7 @@ def read_run(path: PathLike, name: str | None = None) -> RankedRun:
     pyarrow's CSV reader (:mod:`trec.arrow_runs`); any other file, and any file that reader
     refuses, by the strict tokenizer below, which also writes every error message.
     """
-    from trec.arrow_runs import read_run_arrow
-
-    fast = read_run_arrow(path, name or run_name_from_path(path))
+    fast = read_run_fast(path, name or run_name_from_path(path))
     if fast is not None:
         return fast
     parts, total = read_columns(str(path), RUN_COLUMNS, _convert, extra_ok=True)

@@ -1,6 +1,6 @@
 """The pyarrow fast path reads exactly what the strict tokenizer reads, and hands over everything else.
 
-Every file is read twice, by :func:`trec.arrow_runs.read_run_arrow` and by the strict path
+Every file is read twice, by :func:`trec.runs.read_run_fast` and by the strict path
 (:func:`trec.runs.read_run` with the fast path switched off); whenever the fast path answers, the
 two runs must be identical field by field, and on plainly laid-out files it must answer (or the
 speed it exists for is lost without any test noticing).
@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import trec.arrow_runs
+import trec.runs
 from trec import FormatError, read_run
-from trec.arrow_runs import read_run_arrow
-from trec.runs import RankedRun
+from trec.runs import RankedRun, read_run_fast
 
 pytest.importorskip("pyarrow")
 trec.arrow_runs.preload()
@@ -31,7 +31,7 @@ SETTINGS = settings(
 
 
 def strict(path: Path) -> RankedRun:
-    with mock.patch.object(trec.arrow_runs, "read_run_arrow", return_value=None):
+    with mock.patch.object(trec.runs, "read_run_fast", return_value=None):
         return read_run(path, "r")
 
 
@@ -84,7 +84,7 @@ def write(path: Path, lines: list[tuple[str, str, str, str]], sep: str = " ", en
 @given(lines=run_lines())
 def test_plain_files_take_the_fast_path_and_read_the_same(tmp_path: Path, lines: list) -> None:
     path = write(tmp_path / "r.run", lines)
-    fast = read_run_arrow(path, "r")
+    fast = read_run_fast(path, "r")
     assert fast is not None
     assert_same(fast, strict(path))
     assert_same(read_run(path, "r"), fast)
@@ -121,7 +121,7 @@ def test_other_layouts_either_match_or_hand_over(tmp_path: Path, lines: list, la
         text = text.replace(" Q0 ", "\x0bQ0 ", 1)
     path.write_text(text)
     expected = strict(path)
-    fast = read_run_arrow(path, "r")
+    fast = read_run_fast(path, "r")
     if fast is not None:
         assert_same(fast, expected)
     assert_same(read_run(path, "r"), expected)
@@ -130,7 +130,7 @@ def test_other_layouts_either_match_or_hand_over(tmp_path: Path, lines: list, la
 def test_a_duplicate_docno_is_reported_by_the_strict_path_with_its_lines(tmp_path: Path) -> None:
     path = tmp_path / "dup.run"
     path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.5 t\n1 Q0 a 3 1.0 t\n")
-    assert read_run_arrow(path, "dup") is None
+    assert read_run_fast(path, "dup") is None
     with pytest.raises(FormatError, match=r"dup.run:3: duplicate docno 'a' in topic '1' \(first on line 1\)"):
         read_run(path)
 
@@ -148,7 +148,7 @@ def test_a_duplicate_docno_is_reported_by_the_strict_path_with_its_lines(tmp_pat
 def test_bad_lines_get_the_strict_paths_message(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "bad.run"
     path.write_text("1 Q0 z 1 3.0 t\n" + line)
-    assert read_run_arrow(path, "bad") is None
+    assert read_run_fast(path, "bad") is None
     with pytest.raises(FormatError, match=message) as err:
         read_run(path)
     assert err.value.line == 2
@@ -158,7 +158,7 @@ def test_gzip_files_and_unequal_docno_widths(tmp_path: Path) -> None:
     path = tmp_path / "r.run.gz"
     with gzip.open(path, "wt") as fh:
         fh.write("2 Q0 longer-docno 1 1.0 t\n2 Q0 d 2 1.0 t\n1 Q0 x 1 0.5 u\n")
-    fast = read_run_arrow(path, "r")
+    fast = read_run_fast(path, "r")
     assert fast is not None
     assert fast.topics == ("1", "2")
     # ties by docno descending: "longer-docno" > "d"
@@ -168,7 +168,7 @@ def test_gzip_files_and_unequal_docno_widths(tmp_path: Path) -> None:
 
 
 def test_standard_input_is_left_to_the_strict_path(tmp_path: Path) -> None:
-    assert read_run_arrow("-", "stdin") is None
+    assert read_run_fast("-", "stdin") is None
 
 
 def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> None:
@@ -177,6 +177,6 @@ def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> Non
         mock.patch.object(trec.arrow_runs, "_OPTIONS", None),
         mock.patch.object(trec.arrow_runs, "_MISSING", True),
     ):
-        assert read_run_arrow(path, "r") is None
+        assert read_run_fast(path, "r") is None
         run = read_run(path)
     assert run.docnos.tolist() == [b"a"] and np.array_equal(run.scores, [1.0])
