@@ -74,15 +74,6 @@ def _recip_rank(ctx: Context, _: Any) -> np.ndarray:
     return _safe_div(np.ones(ctx.ntopics), first)
 
 
-def _gains(ctx: Context) -> np.ndarray:
-    # trec_eval's default gain of a judged level is the level itself; unjudged and unpooled gain 0.
-    return np.where(ctx.rel > 0, ctx.rel, 0).astype(np.float64)
-
-
-def _dcg_terms(ctx: Context) -> np.ndarray:
-    return _gains(ctx) / np.log2(ctx.rank + 1.0)
-
-
 def _dcg(ctx: Context, k: int | None) -> np.ndarray:
     """Per topic, Σ grade / log2(rank + 1) over the documents with a grade > 0 (ranks <= k)."""
     pos = np.flatnonzero(ctx.rel > 0)
