@@ -1,12 +1,43 @@
-"""Time ``manage.py evaluate`` against pytrec_eval (and ir_measures, trec_eval, sample_eval.pl if present).
+"""Time ``manage.py evaluate`` against pytrec_eval, trec_eval, pyarrow's parser and sample_eval.pl.
 
-Generates the campaign workload (default 100 runs x 50 topics x 1000 docs, graded qrels from a
-depth-100 pool; ``--large`` 200 runs x 250 topics), then runs every contender as its own process
-on the same files, parsing included, and prints wall time, peak memory (max RSS) and ratios.
-A stratified prel of the same workload times xinfAP/xinfNDCG too.
+Every contender is its own process on the same files, parsing and start-up included, timed by
+``harness.py`` (alternating rounds, medians, ``--load idle|busy|both``, peak RSS of the child):
 
-    python benchmarks/bench_evaluate.py            # default workload
-    python benchmarks/bench_evaluate.py --large
+* ``workbench evaluate``: ``manage.py evaluate -m map -m bpref -m infAP -m ndcg -m P.10 qrels runs...``
+* ``pytrec_eval``: its own parsers (``parse_qrel``, ``parse_run``), one ``RelevanceEvaluator``;
+* ``trec_eval -O2 (one process per run)``: a shell loop over the run files, as campaigns use it;
+* ``pyarrow parse-only``: every run file read by ``pyarrow.csv.read_csv`` (delimiter ' ', qid and
+  docno as binary, score as float64), the files read concurrently by a thread pool, nothing
+  evaluated: the fastest honest reading of the same bytes;
+* ``ir_measures`` with ``--with-ir-measures`` (slow; only if installed).
+
+Workloads (``generate``): the default 100 runs x 50 topics x 1000 docs (5M run lines) and the
+large 200 runs x 250 topics (50M), graded qrels over the depth-100 pool and a stratified prel of
+the same pool. They are generated into ``--workdir`` / ``--large-workdir`` when missing, reused
+otherwise. ``--scaling`` times ours alone on both workloads (large/default time, the work grows
+10x). The xinf section (on by default, ``--no-xinf``) times ``evaluate --prel -m xinfAP -m
+xinfNDCG`` against NIST's ``sample_eval.pl`` run once per run file, both on the same first
+``--xinf-runs`` runs (sample_eval.pl takes ~10 s per large run); when that is a subset, ours is
+also timed on every run and sample_eval.pl's time for all of them is extrapolated from the subset
+(labelled so in the tables).
+
+Values: ours against pytrec_eval's means to 1e-9. pytrec_eval stores run scores as C floats
+(trec_eval and the workbench use doubles), so two scores that differ only beyond float precision
+tie there and are ordered by docno: the check names such topics instead of hiding them. The xinf
+values are compared with sample_eval.pl's printed 4 digits.
+
+trec_eval, built with -O2 (its Makefile's default CFLAGS have no optimisation)::
+
+    git clone https://github.com/usnistgov/trec_eval && cd trec_eval
+    make CFLAGS='-O2 -I. -Wall -DVERSIONID=\\"9.0.8\\"'
+    cp trec_eval ~/.local/bin/      # or pass --trec-eval path/to/trec_eval
+
+sample_eval.pl: https://trec.nist.gov/data/web/12/sample_eval.pl (put it on PATH or pass
+``--sample-eval``; it needs perl).
+
+    python benchmarks/bench_evaluate.py --workdir /tmp/wl                      # default workload
+    python benchmarks/bench_evaluate.py --large --large-workdir /tmp/wl_large  # large workload
+    python benchmarks/bench_evaluate.py --large --scaling --workdir /tmp/wl --large-workdir /tmp/wl_large
 """
 
 from __future__ import annotations
@@ -18,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +58,17 @@ ROOT = Path(__file__).resolve().parents[1]
 import harness  # noqa: E402
 
 MEASURES = ["map", "bpref", "infAP", "ndcg", "P.10"]
+OURS = "workbench evaluate"
+PYTREC = "pytrec_eval"
+TREC_EVAL = "trec_eval -O2 (one process per run)"
+PYARROW = "pyarrow parse-only"
+IR_MEASURES = "ir_measures"
+OURS_XINF = OURS + " --prel xinfAP xinfNDCG"
+SAMPLE_EVAL = "sample_eval.pl (one process per run)"
+DEFAULT_SIZE = (100, 50)  # runs, topics
+LARGE_SIZE = (200, 250)
+TOLERANCE = 1e-9
+PEAK_RSS_LIMIT_MB = 1024
 
 
 @dataclass
@@ -129,6 +172,23 @@ PYTREC_SCRIPT = textwrap.dedent(
     """
 )
 
+# per topic, for the value check only (untimed)
+PYTREC_PER_TOPIC_SCRIPT = textwrap.dedent(
+    """
+    import sys, pytrec_eval
+    qrels_path, runs = sys.argv[1], sys.argv[2:]
+    with open(qrels_path) as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "infAP", "ndcg", "P.10"})
+    for path in runs:
+        with open(path) as f:
+            run = pytrec_eval.parse_run(f)
+        for topic, values in evaluator.evaluate(run).items():
+            for m, v in values.items():
+                print(path, m, topic, repr(v))
+    """
+)
+
 IR_MEASURES_SCRIPT = textwrap.dedent(
     """
     import sys, ir_measures
@@ -163,25 +223,157 @@ PYARROW_PARSE_ONLY = textwrap.dedent(
     """
 )
 
+# one process per run file, as campaigns run trec_eval and sample_eval.pl: "$@" is the run files
+LOOP = 'tool="$1"; judged="$2"; shift 2; for r in "$@"; do {call} || exit 1; done'
+SAMPLE_EVAL_CALL = 'perl "$tool" "$judged" "$r"'
 
-def compare_values(ours: Path, pytrec: Path) -> str:
-    """Our 'all' values against pytrec_eval's means on every run (both at full precision)."""
+
+def loop(call: str, tool: str, judged: Path) -> list[str]:
+    """``sh -c`` running ``call`` once per run file given after this prefix."""
+    return ["sh", "-c", LOOP.format(call=call), "sh", tool, str(judged)]
+
+
+# ---------------------------------------------------------------- value checks (untimed)
+
+
+def _means(ours: Path) -> dict[tuple[str, str], float]:
     mine: dict[tuple[str, str], float] = {}
     for line in ours.read_text().splitlines():
         run, measure, topic, value = line.split("\t")
         if topic == "all":
             mine[(run, measure)] = float(value)
-    worst = 0.0
+    return mine
+
+
+def _mean_differences(ours: Path, pytrec: Path) -> dict[tuple[str, str], float]:
+    """|ours - pytrec_eval| of every (run file, measure) mean."""
+    mine = _means(ours)
+    out: dict[tuple[str, str], float] = {}
     for line in pytrec.read_text().splitlines():
         path, measure, value = line.split(" ")
-        worst = max(worst, abs(mine[(Path(path).stem, measure)] - float(value)))
+        out[(path, measure)] = abs(mine[(Path(path).stem, measure)] - float(value))
+    return out
+
+
+def compare_values(ours: Path, pytrec: Path) -> str:
+    """Our 'all' values against pytrec_eval's means on every run (both at full precision)."""
+    diffs = _mean_differences(ours, pytrec)
+    worst = max(diffs.values(), default=0.0)
     return f"largest |ours - pytrec_eval| over all runs and measures: {worst:.2e}"
 
 
-def contenders(wl: Workload, *, with_ir_measures: bool, trec_eval: str | None) -> list[harness.Contender]:
+def float_ties(path: Path) -> set[str]:
+    """Topics of a run file where two different scores become equal as C floats (pytrec_eval's)."""
+    import numpy as np
+
+    by_topic: dict[str, list[float]] = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            by_topic.setdefault(fields[0], []).append(float(fields[4]))
+    tied = set()
+    for topic, scores in by_topic.items():
+        s = np.array(scores)
+        if len(np.unique(s.astype(np.float32))) < len(np.unique(s)):
+            tied.add(topic)
+    return tied
+
+
+def check_values(ours: Path, pytrec: Path, qrels: Path, *, explain: int = 3) -> str:
+    """Means equal to 1e-9, or each difference traced to topics where pytrec_eval's floats tie.
+
+    For up to ``explain`` runs whose means differ, both tools are run again per topic (untimed)
+    and every topic that differs by more than 1e-9 is checked to hold two scores that differ as
+    doubles but tie as floats: there pytrec_eval orders the documents by docno, trec_eval (whose
+    ``sim`` is a double) and the workbench by score.
+    """
+    diffs = _mean_differences(ours, pytrec)
+    worst = max(diffs.values(), default=0.0)
+    bad_runs = sorted({path for (path, _), d in diffs.items() if d > TOLERANCE})
+    head = (
+        f"values: {len(diffs) - sum(d > TOLERANCE for d in diffs.values())}/{len(diffs)} means equal to "
+        f"pytrec_eval's within {TOLERANCE:g} (largest difference {worst:.1e})"
+    )
+    if not bad_runs:
+        return head + ": EQUAL"
+    checked = bad_runs[:explain]
+    per_topic = subprocess.run(
+        [sys.executable, "-c", PYTREC_PER_TOPIC_SCRIPT, str(qrels), *checked],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    theirs: dict[tuple[str, str, str], float] = {}
+    for line in per_topic.splitlines():
+        path, measure, topic, value = line.split(" ")
+        theirs[(Path(path).stem, measure, topic)] = float(value)
+    mflags = [a for m in MEASURES for a in ("-m", m)]
+    done = subprocess.run(
+        [sys.executable, "manage.py", "evaluate", "-q", "--digits", "17", *mflags, str(qrels), *checked],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    differing: dict[str, set[str]] = {}
+    compared = 0
+    for line in done.splitlines():
+        fields = line.split("\t")
+        run, measure, topic, value = fields if len(fields) == 4 else ([Path(checked[0]).stem, *fields])
+        if topic == "all" or (run, measure, topic) not in theirs:
+            continue
+        compared += 1
+        if abs(float(value) - theirs[(run, measure, topic)]) > TOLERANCE:
+            differing.setdefault(run, set()).add(topic)
+    unexplained = []
+    n_topics = 0
+    for path in checked:
+        run = Path(path).stem
+        topics = differing.get(run, set())
+        n_topics += len(topics)
+        unexplained += [f"{run}/{t}" for t in sorted(topics - float_ties(Path(path)))]
+    verdict = (
+        "all explained by float ties in pytrec_eval"
+        if not unexplained
+        else f"UNEXPLAINED differences in {', '.join(unexplained[:10])}"
+    )
+    return (
+        f"{head}; {len(bad_runs)} runs differ; per topic on {len(checked)} of them: {n_topics} topics of "
+        f"{compared} (run, measure, topic) values differ by > {TOLERANCE:g}, {verdict}; every other "
+        "per-topic value equal"
+    )
+
+
+def check_xinf(ours: Path, sample_eval: Path) -> str:
+    """Our xinfAP/xinfNDCG (4 digits) against sample_eval.pl's printed infAP/infNDCG, run by run."""
+    mine: list[tuple[str, str]] = []
+    for line in ours.read_text().splitlines():
+        fields = line.split("\t")
+        if fields[-2] == "all":
+            mine.append((fields[-3], fields[-1]))
+    theirs = []
+    for line in sample_eval.read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] in ("infAP", "infNDCG") and fields[1] == "all":
+            theirs.append(("x" + fields[0], fields[2]))
+    same = sum(a == b for a, b in zip(mine, theirs, strict=False))
+    verdict = "EQUAL" if same == len(mine) == len(theirs) else "DIFFERENT"
+    return f"xinf values: {same}/{len(theirs)} identical to sample_eval.pl's 4 printed digits: {verdict}"
+
+
+# ---------------------------------------------------------------- contenders
+
+
+def _flags() -> list[str]:
+    return [a for m in MEASURES for a in ("-m", m)]
+
+
+def contenders(
+    wl: Workload, *, with_ir_measures: bool, trec_eval: str | None, check: bool = True
+) -> list[harness.Contender]:
     py = sys.executable
     runs = [str(p) for p in wl.runs]
-    mflags = [a for m in MEASURES for a in ("-m", m)]
+    mflags = _flags()
     ours_out = wl.folder / "ours.txt"
     out: list[harness.Contender] = [
         harness.Contender(
@@ -194,60 +386,66 @@ def contenders(wl: Workload, *, with_ir_measures: bool, trec_eval: str | None) -
         pytrec_out = wl.folder / "pytrec.txt"
         out.append(
             harness.Contender(
-                "pytrec_eval",
+                PYTREC,
                 [py, "-c", PYTREC_SCRIPT, str(wl.qrels), *runs],
                 pytrec_out,
-                check=lambda: compare_values(ours_out, pytrec_out),
+                check=(lambda: check_values(ours_out, pytrec_out, wl.qrels)) if check else None,
             )
         )
     except ImportError:
-        print("pytrec_eval not installed: pip install -e '.[bench]'", file=sys.stderr)
+        print("pytrec_eval not installed: pip install pytrec-eval-terrier", file=sys.stderr)
     if trec_eval:
-        # trec_eval takes one run per call: a shell loop is how campaigns use it
-        script = " ; ".join(f"{trec_eval} {' '.join(mflags)} {wl.qrels} {r}" for r in runs)
+        call = '"$tool" ' + " ".join(mflags) + ' "$judged" "$r"'
         out.append(
             harness.Contender(
-                "trec_eval -O2 (one process per run)", ["sh", "-c", script], wl.folder / "te.txt"
+                TREC_EVAL,
+                [*loop(call, trec_eval, wl.qrels), *runs],
+                wl.folder / "te.txt",
             )
         )
-    out.append(
-        harness.Contender("pyarrow parse-only", [py, "-c", PYARROW_PARSE_ONLY, *runs], wl.folder / "pa.txt")
-    )
+    out.append(harness.Contender(PYARROW, [py, "-c", PYARROW_PARSE_ONLY, *runs], wl.folder / "pa.txt"))
     if with_ir_measures:
-        out.append(harness.Contender("ir_measures", [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs]))
+        try:
+            import ir_measures  # noqa: F401
+
+            out.append(harness.Contender(IR_MEASURES, [py, "-c", IR_MEASURES_SCRIPT, str(wl.qrels), *runs]))
+        except ImportError:
+            print("ir_measures not installed: skipped", file=sys.stderr)
     return out
+
+
+def ours_xinf(wl: Workload, runs: Sequence[Path], name: str = OURS_XINF) -> harness.Contender:
+    cmd = [sys.executable, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG"]
+    return harness.Contender(name, [*cmd, str(wl.prel), *map(str, runs)], wl.folder / "xinf.txt")
 
 
 def xinf_contenders(wl: Workload, sample_eval: str | None, subset: int | None) -> list[harness.Contender]:
-    py = sys.executable
-    runs = [str(p) for p in wl.runs][: subset or None]
-    out = [
-        harness.Contender(
-            OURS + " --prel xinfAP xinfNDCG",
-            [py, "manage.py", "evaluate", "--prel", "-m", "xinfAP", "-m", "xinfNDCG", str(wl.prel), *runs],
-            wl.folder / "xinf.txt",
-        )
-    ]
+    runs = wl.runs[: subset or None]
+    out = [ours_xinf(wl, runs)]
     if sample_eval:
-        script = " ; ".join(f"perl {sample_eval} {wl.prel} {r}" for r in runs)
+        se_out = wl.folder / "se.txt"
         out.append(
             harness.Contender(
-                "sample_eval.pl (one process per run)", ["sh", "-c", script], wl.folder / "se.txt"
+                SAMPLE_EVAL,
+                [*loop(SAMPLE_EVAL_CALL, sample_eval, wl.prel), *map(str, runs)],
+                se_out,
+                check=lambda: check_xinf(wl.folder / "xinf.txt", se_out),
             )
         )
     return out
-
-
-OURS = "workbench evaluate"
 
 
 def find_tool(explicit: str | None, name: str) -> str | None:
     return explicit or shutil.which(name)
 
 
+# ---------------------------------------------------------------- summary rows
+
+
 def summary_rows(
-    what: str, results: dict[str, list[harness.Result]], peer: str, target: str, minimum: float
+    what: str, results: dict[str, list[harness.Result]], peer: str, target: str, minimum: float | None
 ) -> list[dict[str, object]]:
+    """One row per load: ``ratio`` = peer median / ours; ``met`` = ratio >= minimum (None: no target)."""
     rows: list[dict[str, object]] = []
     for load, res in results.items():
         by = {r.name: r for r in res}
@@ -266,91 +464,297 @@ def summary_rows(
                 "peer_s": round(other.median, 3),
                 "ratio": round(ratio, 2),
                 "target": target,
-                "met": ratio >= minimum,
+                "met": ratio >= minimum if minimum is not None else None,
                 "peak_mb": round(ours.max_rss_mb),
             }
         )
     return rows
 
 
-def main() -> None:
+def peak_rows(
+    what: str, results: dict[str, list[harness.Result]], limit_mb: float
+) -> list[dict[str, object]]:
+    """An absolute target on our peak RSS (no peer)."""
+    rows: list[dict[str, object]] = []
+    for load, res in results.items():
+        ours = next(r for r in res if r.name.startswith(OURS))
+        if not ours.ok:
+            continue
+        rows.append(
+            {
+                "what": what,
+                "load": load,
+                "ours": ours.name,
+                "ours_s": round(ours.median, 3),
+                "peer": None,
+                "peer_s": None,
+                "ratio": None,
+                "target": f"peak RSS <= {limit_mb:.0f} MB",
+                "met": ours.max_rss_mb <= limit_mb,
+                "peak_mb": round(ours.max_rss_mb),
+            }
+        )
+    return rows
+
+
+def scaling_rows(
+    results: dict[str, list[harness.Result]], large: str, default: str, limit: float
+) -> list[dict[str, object]]:
+    """large/default time of ours: here ``ratio`` is large median / default median (target <= limit)."""
+    rows: list[dict[str, object]] = []
+    for load, res in results.items():
+        by = {r.name: r for r in res}
+        big, small = by.get(large), by.get(default)
+        if big is None or small is None or not big.ok or not small.ok:
+            continue
+        ratio = big.median / small.median
+        rows.append(
+            {
+                "what": "large / default time (the work grows 10x)",
+                "load": load,
+                "ours": large,
+                "ours_s": round(big.median, 3),
+                "peer": default,
+                "peer_s": round(small.median, 3),
+                "ratio": round(ratio, 2),
+                "target": f"large/default <= {limit:g} (ratio here = large/default)",
+                "met": ratio <= limit,
+                "peak_mb": round(big.max_rss_mb),
+            }
+        )
+    return rows
+
+
+def extrapolated_rows(
+    what: str,
+    ours_all: dict[str, list[harness.Result]],
+    subset: dict[str, list[harness.Result]],
+    factor: float,
+    target: str,
+    minimum: float | None,
+) -> list[dict[str, object]]:
+    """Ours timed on every run against sample_eval.pl's subset median x ``factor`` (labelled)."""
+    rows: list[dict[str, object]] = []
+    for load, res in ours_all.items():
+        ours = res[0]
+        peer = {r.name: r for r in subset.get(load, [])}.get(SAMPLE_EVAL)
+        if peer is None or not peer.ok or not ours.ok:
+            continue
+        peer_s = peer.median * factor
+        rows.append(
+            {
+                "what": what,
+                "load": load,
+                "ours": ours.name,
+                "ours_s": round(ours.median, 3),
+                "peer": SAMPLE_EVAL + f" EXTRAPOLATED (subset median x {factor:g})",
+                "peer_s": round(peer_s, 3),
+                "ratio": round(peer_s / ours.median, 2),
+                "target": target,
+                "met": peer_s / ours.median >= minimum if minimum is not None else None,
+                "peak_mb": round(ours.max_rss_mb),
+            }
+        )
+    return rows
+
+
+def attach_notes(rows: list[dict[str, object]], results: dict[str, list[harness.Result]]) -> None:
+    """A peer's check (values equal...) as the ``note`` of its rows."""
+    notes = {r.name: r.note for res in results.values() for r in res if r.note}
+    for row in rows:
+        if row["peer"] in notes and "note" not in row:
+            row["note"] = notes[str(row["peer"])]
+
+
+# ---------------------------------------------------------------- main
+
+
+def workload_at(folder: Path, n_runs: int, n_topics: int, depth: int, seed: int) -> Workload:
+    runs = generate_in_child(folder, n_runs, n_topics, depth, seed)
+    return Workload(folder, folder / "qrels.txt", folder / "prel.txt", runs)
+
+
+def describe(wl: Workload, n_topics: int, depth: int) -> str:
+    lines = wl.qrels.read_bytes().count(b"\n")
+    return f"{len(wl.runs)} runs x {n_topics} topics x {depth} docs, {lines:,} qrels"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--large", action="store_true", help="200 runs x 250 topics")
-    parser.add_argument("--runs", type=int, default=None)
-    parser.add_argument("--topics", type=int, default=None)
+    parser.add_argument(
+        "--large", action="store_true", help="benchmark the large workload (200 runs x 250 topics)"
+    )
+    parser.add_argument("--runs", type=int, default=None, help="a custom number of runs")
+    parser.add_argument("--topics", type=int, default=None, help="a custom number of topics")
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--workdir", type=Path, default=None, help="the default workload's folder (reused)")
     parser.add_argument(
-        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
+        "--large-workdir", type=Path, default=None, help="the large workload's folder (reused)"
     )
-    parser.add_argument("--trec-eval", default=None, help="trec_eval binary (default: on PATH)")
+    parser.add_argument(
+        "--scaling", action="store_true", help="also time ours on both workloads: large/default time"
+    )
+    parser.add_argument("--trec-eval", default=None, help="trec_eval binary (default: trec_eval on PATH)")
     parser.add_argument("--sample-eval", default=None, help="sample_eval.pl (default: on PATH)")
-    parser.add_argument("--xinf-runs", type=int, default=None, help="time xinfAP on the first N runs only")
-    parser.add_argument("--no-xinf", action="store_true", help="skip the xinfAP/xinfNDCG comparison")
+    parser.add_argument(
+        "--evaluate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the 5-measure comparison (--no-evaluate: only --scaling and/or --xinf)",
+    )
+    parser.add_argument(
+        "--xinf", action=argparse.BooleanOptionalAction, default=True, help="the xinfAP/xinfNDCG section"
+    )
+    parser.add_argument(
+        "--xinf-runs", type=int, default=10, help="both xinf tools on the first N runs (0: all; default 10)"
+    )
     parser.add_argument("--with-ir-measures", action="store_true", help="time ir_measures too (slow)")
     parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
     parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     harness.add_load_argument(parser)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.repeat:
         args.rounds = args.repeat
-    n_runs = args.runs or (200 if args.large else 100)
-    n_topics = args.topics or (250 if args.large else 50)
-    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-"))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> list[dict[str, object]]:
+    args = parse_args(argv)
+    size = LARGE_SIZE if args.large else DEFAULT_SIZE
+    n_runs, n_topics = args.runs or size[0], args.topics or size[1]
+    custom = args.runs is not None or args.topics is not None
+    scale = "custom" if custom else "large" if args.large else "default"
     if args.generate_only:
-        generate(workdir, n_runs, n_topics, args.depth, args.seed)
-        return
-    runs = generate_in_child(workdir, n_runs, n_topics, args.depth, args.seed)
-    wl = Workload(workdir, workdir / "qrels.txt", workdir / "prel.txt", runs)
-    lines = wl.qrels.read_bytes().count(b"\n")
-    label = f"{n_runs} runs x {n_topics} topics x {args.depth} docs, {lines:,} qrels"
+        target = args.large_workdir if args.large and args.large_workdir else args.workdir
+        if target is None:
+            raise SystemExit("--generate-only needs --workdir (or --large-workdir with --large)")
+        generate(target, n_runs, n_topics, args.depth, args.seed)
+        return []
+    folder = (args.large_workdir if args.large else args.workdir) or Path(
+        tempfile.mkdtemp(prefix="wb-bench-")
+    )
+    wl = workload_at(folder, n_runs, n_topics, args.depth, args.seed)
+    label = describe(wl, n_topics, args.depth)
     print(f"{label}; command: {harness.command_line()}\n", flush=True)
-    trec_eval = find_tool(args.trec_eval, "trec_eval")
-    if trec_eval is None:
-        print(
-            "trec_eval not found: build it with -O2 (see the docstring) and pass --trec-eval", file=sys.stderr
-        )
-    results = harness.measure_under_loads(
-        contenders(wl, with_ir_measures=args.with_ir_measures, trec_eval=trec_eval),
-        args,
-        OURS,
-        f"evaluate: {label}",
-    )
-    scale = "large" if args.large else "default" if not (args.runs or args.topics) else "custom"
-    rows = summary_rows(f"{scale} workload: evaluate 5 measures", results, "pytrec_eval", ">= 5x", 5.0)
-    rows += summary_rows(
-        f"{scale} workload: evaluate 5 measures", results, "trec_eval -O2 (one process per run)", ">= 2x", 2.0
-    )
-    rows += summary_rows(
-        f"{scale} workload: vs parse-only",
-        results,
-        "pyarrow parse-only",
-        "ours <= 1.5x parse (ratio >= 0.67)",
-        1 / 1.5,
-    )
-    if not args.no_xinf:
-        sample_eval = find_tool(args.sample_eval, "sample_eval.pl")
-        xres = harness.measure_under_loads(
-            xinf_contenders(wl, sample_eval, args.xinf_runs),
+    rows: list[dict[str, object]] = []
+    info = "- (information)"
+    if args.evaluate:
+        trec_eval = find_tool(args.trec_eval, "trec_eval")
+        if trec_eval is None:
+            print("trec_eval not found: build it with -O2 (see --help) and pass --trec-eval", file=sys.stderr)
+        results = harness.measure_under_loads(
+            contenders(wl, with_ir_measures=args.with_ir_measures, trec_eval=trec_eval),
             args,
-            OURS + " --prel xinfAP xinfNDCG",
-            f"xinfAP and xinfNDCG: {label}",
+            OURS,
+            f"evaluate 5 measures: {label}",
+        )
+        what = f"{scale} workload: evaluate 5 measures"
+        primary = scale != "custom"
+        rows += summary_rows(what, results, PYTREC, ">= 5x" if primary else info, 5.0 if primary else None)
+        rows += summary_rows(
+            what,
+            results,
+            TREC_EVAL,
+            ">= 2x" if scale == "default" else info,
+            2.0 if scale == "default" else None,
         )
         rows += summary_rows(
-            f"{scale} workload: xinfAP + xinfNDCG" + (f" ({args.xinf_runs} runs)" if args.xinf_runs else ""),
-            xres,
-            "sample_eval.pl (one process per run)",
-            ">= 20x",
-            20.0,
+            f"{scale} workload: evaluate vs parse-only",
+            results,
+            PYARROW,
+            "ours <= 1.5x parse-only (ratio >= 0.67)" if scale == "default" else info,
+            1 / 1.5 if scale == "default" else None,
+        )
+        rows += summary_rows(what, results, IR_MEASURES, info, None)
+        if scale == "large":
+            rows += peak_rows("large workload: peak RSS of evaluate", results, PEAK_RSS_LIMIT_MB)
+        attach_notes(rows, results)
+
+    if args.scaling:
+        small = workload_at(
+            args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-")), *DEFAULT_SIZE, args.depth, args.seed
+        )
+        big = workload_at(
+            args.large_workdir or Path(tempfile.mkdtemp(prefix="wb-bench-")),
+            *LARGE_SIZE,
+            args.depth,
+            args.seed,
+        )
+        names = (OURS + ", default workload", OURS + ", large workload")
+        pair = []
+        for name, w in zip(names, (small, big), strict=True):
+            cmd = [
+                sys.executable,
+                "manage.py",
+                "evaluate",
+                "--digits",
+                "17",
+                *_flags(),
+                str(w.qrels),
+                *map(str, w.runs),
+            ]
+            pair.append(harness.Contender(name, cmd, w.folder / "ours_scaling.txt"))
+        scaled = harness.measure_under_loads(
+            pair, args, names[0], "scaling: ours on the default and the large workload"
+        )
+        rows += scaling_rows(scaled, names[1], names[0], 11.0)
+        rows += peak_rows(
+            "large workload: peak RSS of evaluate (scaling runs)",
+            {k: v[1:] for k, v in scaled.items()},
+            PEAK_RSS_LIMIT_MB,
+        )
+
+    if args.xinf:
+        sample_eval = find_tool(args.sample_eval, "sample_eval.pl")
+        if sample_eval is None or shutil.which("perl") is None:
+            print("sample_eval.pl or perl not found: ours alone (pass --sample-eval)", file=sys.stderr)
+            sample_eval = None
+        subset = min(args.xinf_runs or len(wl.runs), len(wl.runs))
+        xtitle = f"xinfAP and xinfNDCG on the prel, first {subset} runs: {label}"
+        xres = harness.measure_under_loads(xinf_contenders(wl, sample_eval, subset), args, OURS_XINF, xtitle)
+        target, minimum = (
+            (">= 20x", 20.0) if scale == "large" else (info + "; the target is on the large workload", None)
+        )
+        xwhat = f"{scale} workload: xinfAP + xinfNDCG ({subset} runs, both tools)"
+        rows += summary_rows(xwhat, xres, SAMPLE_EVAL, target, minimum)
+        attach_notes(rows, xres)
+        if subset < len(wl.runs):
+            everything = ours_xinf(wl, wl.runs, OURS_XINF + f", all {len(wl.runs)} runs")
+            everything.stdout = wl.folder / "xinf_all.txt"
+            xall = harness.measure_under_loads(
+                [everything], args, everything.name, f"xinfAP and xinfNDCG on the prel, all runs: {label}"
+            )
+            factor = len(wl.runs) / subset
+            print(
+                f"sample_eval.pl on all {len(wl.runs)} runs is EXTRAPOLATED from its {subset}-run median "
+                f"(x {factor:g}): it runs once per run file, so its time is linear in the runs\n"
+            )
+            rows += extrapolated_rows(
+                f"{scale} workload: xinfAP + xinfNDCG (all {len(wl.runs)} runs; sample_eval.pl extrapolated)",
+                xall,
+                xres,
+                factor,
+                target,
+                minimum,
+            )
+
+    print("criteria:")
+    for row in rows:
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']}"
+        print(
+            f"- [{row['load']}] {row['what']}: ours {row['ours_s']} s, {row['peer']} {row['peer_s']} s, "
+            f"ratio {ratio}, target {row['target']}, met {row['met']}, peak {row['peak_mb']} MB"
         )
     if args.summary_json:
         args.summary_json.write_text(json.dumps(rows, indent=1))
+    return rows
 
 
-# kept for bench_import.py and bench_pooling.py, which time single commands the old way
+# kept for the scripts that time single commands the old way (bench_pooling.py)
 @dataclass
 class Timing:
     name: str

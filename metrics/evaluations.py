@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
-from campaigns.models import Campaign, Run
-from campaigns.selectors import campaign_runs, run_ranking
+from campaigns.models import Campaign, Run, Topic
+from campaigns.selectors import campaign_runs
+from campaigns.services.bulk import run_lines
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.names import parse_measures
@@ -34,6 +36,7 @@ from metrics.sources import (
     source_normalized,
 )
 from trec.progress import ProgressCallback
+from trec.runs import RankedRun, run_from_arrays
 
 EVALUATE_JOB = "metrics_evaluate"
 # what every evaluation computes, as `manage.py evaluate -m` takes them; iprec_at_recall draws P-R curves
@@ -108,16 +111,20 @@ def source_evaluate(
         raise CampaignDataError(f"campaign '{campaign.slug}' has no runs to evaluate")
     results: list[RunResult] = []
     integer: set[str] = set()
-    for i, run in enumerate(chosen):
-        if progress is not None:
-            progress(f"evaluating {run.tag}", i, len(chosen))
-        ranking = run_ranking(run=run)
+
+    def score(ranking: RankedRun) -> RunResult:
         result = evaluate_run(judgments, ranking, measures)
         if labelled is not judgments:
             fix = evaluate_run(labelled, ranking, judged)
             assert fix.topics == result.topics  # without() keeps every topic, so the rows align
             result.per_topic[JUDGED] = fix.per_topic[JUDGED]
             result.summary[JUDGED] = fix.summary[JUDGED]
+        return result
+
+    numbers = dict(Topic.objects.filter(campaign=campaign).values_list("id", "number"))
+    for i, result in enumerate(_scored(chosen, numbers, score)):
+        if progress is not None:
+            progress(f"evaluated {chosen[i].tag}", i + 1, len(chosen))
         results.append(result)
         integer |= result.integer
     if progress is not None:
@@ -136,6 +143,41 @@ def source_evaluate(
         relevant_count=int(np.count_nonzero(rels >= 1)),
         seconds=time.monotonic() - started,
     )
+
+
+def stored_ranking(*, run: Run, numbers: Mapping[int, str], depth: int | None = None) -> RankedRun:
+    """A stored run as the engine reads a run file: arrays from one query (no object per line),
+    put in canonical order by :func:`trec.runs.run_from_arrays`. ``numbers``: topic id -> number."""
+    lines = run_lines(run.pk, depth=depth)
+    names = np.array([numbers[t].encode() for t in lines.topic_ids.tolist()], dtype=bytes)
+    qids = np.repeat(names, lines.counts) if len(names) else np.zeros(0, dtype="S1")
+    return run_from_arrays(run.tag, qids, lines.docnos, lines.scores, tag=run.tag)
+
+
+def _scored(
+    runs: Sequence[Run], numbers: Mapping[int, str], score: Callable[[RankedRun], RunResult]
+) -> Iterator[RunResult]:
+    """Each run read from the store and scored, in order: this thread reads the next run (the
+    database connection stays with it) while a worker thread scores the one before (numpy
+    releases the GIL); at most two runs are held at a time."""
+    if len(runs) <= 1:
+        for run in runs:
+            yield score(stored_ranking(run=run, numbers=numbers))
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluate") as pool:
+        pending: Future[RunResult] | None = None
+        try:
+            for run in runs:
+                ranking = stored_ranking(run=run, numbers=numbers)
+                if pending is not None:
+                    yield pending.result()
+                pending = pool.submit(score, ranking)
+            if pending is not None:
+                yield pending.result()
+                pending = None
+        finally:
+            if pending is not None:
+                pending.cancel()
 
 
 # ------------------------------------------------------------------------- stored evaluations

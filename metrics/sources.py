@@ -22,7 +22,6 @@ from campaigns.models import Campaign, QrelsSet
 from campaigns.selectors import campaign_qrels_sets, qrels_set_load
 from engine.evaluate import Judgments
 from judging.consensus import RULES
-from judging.exports import assessor_qrels, consensus_qrels
 from judging.models import Judgment
 from judging.selectors import campaign_assessors
 from metrics.models import Evaluation
@@ -72,6 +71,10 @@ class SourcedJudgments:
 
 
 def _labels(campaign: Campaign, source: JudgmentSource) -> Qrels:
+    # imported here: judging.exports brings the agreement reports and scipy.stats (about a second),
+    # which every process loading the metrics app (every manage.py command) would otherwise pay
+    from judging.exports import assessor_qrels, consensus_qrels
+
     if source.kind == "assessor":
         return assessor_qrels(campaign=campaign, assessor=source.assessor)
     if source.kind == "qrels":

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 from argparse import ArgumentParser
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pooling import fastread
+from pooling.fastread import TopRun
 from pooling.spec import PoolSpec
 from pooling.strategies import (
     ADAPTIVE,
@@ -21,12 +23,12 @@ from pooling.strategies import (
     candidate_sizes,
     per_topic_budgets,
     simulate,
-    truncate,
 )
 from trec import FormatError, Qrels, RankedRun, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
-from trec.arrow_runs import preload
+from trec.arrow_runs import available, preload
 from trec.cli import UsageError, run_command
 from trec.csvout import SafeWriter
+from trec.io import open_text_out
 from trec.progress import Progress, TextOut
 from trec.runs import run_name_from_path
 
@@ -160,8 +162,39 @@ def read_runs(
 ) -> list[RankedRun]:
     """Read the runs two at a time (pyarrow and numpy release the GIL while parsing), with a progress bar.
 
-    With ``depth``, each run is cut to its top ``depth`` per topic as soon as it is read.
+    With ``depth``, each run is cut to its top ``depth`` per topic as it is read: the pooling reader
+    (:mod:`pooling.fastread`) parses the file once and keeps only those, and any file it does not
+    take is read by :func:`trec.runs.read_run` (which words every error).
     """
+    if depth is None:
+        return _read(paths, stderr, progress, lambda p, n: read_run(p, n))
+    return [_as_run(top) for top in read_tops(paths, stderr, progress, depth)]
+
+
+def read_tops(paths: Sequence[str], stderr: TextOut, progress: str, depth: int | None) -> list[TopRun]:
+    """Each run's top ``depth`` documents per topic (None: all), read as :func:`read_runs` reads them."""
+    return _read(paths, stderr, progress, lambda p, n: _read_top(p, n, depth))
+
+
+def _read_top(path: str, name: str, depth: int | None) -> TopRun:
+    top = fastread.read_top(path, depth, name)
+    return top if top is not None else fastread.top_of_run(read_run(path, name), depth)
+
+
+def _as_run(top: TopRun) -> RankedRun:
+    return RankedRun(
+        name=top.name,
+        tag=top.tag,
+        topics=top.topics,
+        offsets=top.offsets,
+        docnos=top.docnos,
+        scores=top.scores,
+        path=top.path,
+        runid=top.runid,
+    )
+
+
+def _read(paths: Sequence[str], stderr: TextOut, progress: str, read: Callable[[str, str], Any]) -> list[Any]:
     enabled = None if progress == "auto" else progress == "on"
     names = [run_name_from_path(p) for p in paths]
     seen: dict[str, str] = {}
@@ -169,14 +202,14 @@ def read_runs(
         if name in seen:
             raise UsageError(f"runs '{seen[name]}' and '{path}' are both named '{name}': rename one")
         seen[name] = path
-    runs: list[RankedRun] = []
+    runs: list[Any] = []
     if len(paths) > 1:
         preload()  # pyarrow's reader, as manage.py evaluate reads runs (trec.arrow_runs)
     with Progress(len(paths), "reading runs", stream=stderr, enabled=enabled) as bar:
         workers = min(2, os.cpu_count() or 1, len(paths))
         with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
             try:
-                for run in pool.map(lambda p, n: truncate(read_run(p, n), depth), paths, names):
+                for run in pool.map(read, paths, names):
                     runs.append(run)
                     bar.advance(run.name)
             except ValueError as exc:  # a FormatError (file:line), or a negative depth
@@ -259,7 +292,7 @@ def _tuple(values: list[Any] | None) -> tuple[Any, ...] | None:
     return None if values is None else tuple(values)
 
 
-def _included(opts: dict[str, Any], spec: PoolSpec, runs: Sequence[RankedRun]) -> list[str] | None:
+def _included(opts: dict[str, Any], spec: PoolSpec, runs: Sequence[RankedRun | TopRun]) -> list[str] | None:
     if spec.runs_per_group is None:
         if opts["groups"]:
             raise UsageError("--groups chooses runs together with --runs-per-group N")
@@ -282,6 +315,8 @@ def _progress(opts: dict[str, Any], total: int, what: str, stderr: TextOut) -> P
 def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> PoolSelection:
     """Build the pool ``opts`` describe and write it to ``opts['output']``; UsageError on bad input."""
     spec = spec_from_options(opts)
+    if opts["strategy"] == "depth" and available():
+        return _build_depth(opts, spec, stdout, stderr)
     runs = read_runs(opts["runs"], stderr, opts["progress"], spec.deepest())
     judgments = _read_qrels(opts["judgments"]) if opts["judgments"] else None
     include = _included(opts, spec, runs)
@@ -306,13 +341,64 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> PoolSel
         _write(pool, opts["output"], opts["fmt"], judgments)
     except ValueError as exc:  # invalid strategy parameters
         raise UsageError(str(exc)) from exc
+    _report(pool, opts, stdout)
+    return pool
+
+
+def _build_depth(opts: dict[str, Any], spec: PoolSpec, stdout: TextOut, stderr: TextOut) -> PoolSelection:
+    """The depth-k pool straight from each run's top k (:mod:`pooling.fastread`): the pool
+    :func:`~pooling.strategies.depth_pool` builds, without aligning whole runs first."""
+    tops = read_tops(opts["runs"], stderr, opts["progress"], spec.deepest())
+    judgments = _read_qrels(opts["judgments"]) if opts["judgments"] else None
+    include = _included(opts, spec, tops)
+    try:
+        built = fastread.depth_pool_from_tops(
+            tops,
+            spec.pool_depth,
+            run_depths=dict(spec.run_depths),
+            include=include,
+            order=spec.order,
+        )
+        pool = built.pool if built is not None else spec.build([_as_run(t) for t in tops], include)
+        plain = built is not None and judgments is None and opts["fmt"] == "qrels"
+        if not (plain and built is not None and _write_sorted(built, opts["output"])):
+            _write(pool, opts["output"], opts["fmt"], judgments)
+    except ValueError as exc:  # invalid strategy parameters
+        raise UsageError(str(exc)) from exc
+    _report(pool, opts, stdout)
+    return pool
+
+
+def _write_sorted(built: fastread.DepthPool, path: str) -> bool:
+    """Write the pool as qrels (rel -1) from its documents in (topic, docno) order, as write_qrels
+    writes them; False (nothing written) when a docno is not UTF-8, which write_qrels reports."""
+    pool, docnos = built.pool, built.by_docno
+    chunks: list[bytes] = []
+    for i, topic in enumerate(pool.topics):
+        a, b = int(pool.offsets[i]), int(pool.offsets[i + 1])
+        if a == b:
+            continue
+        head = f"{topic} 0 ".encode()
+        chunks.append(head + (b" -1\n" + head).join(docnos[a:b].tolist()) + b" -1\n")
+    try:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    try:
+        with open_text_out(path) as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    return True
+
+
+def _report(pool: PoolSelection, opts: dict[str, Any], stdout: TextOut) -> None:
     sizes = list(pool.sizes().values())
     shown = f" (per topic: min {min(sizes)}, max {max(sizes)})" if sizes else ""
     stdout.write(
         f"{opts['strategy']} pool: {len(pool)} documents to judge over {len(pool.topics)} topics"
         f"{shown}; written to {opts['output']} ({opts['fmt']})\n"
     )
-    return pool
 
 
 def _write(pool: PoolSelection, path: str, fmt: str, judgments: Qrels | None) -> None:

@@ -39,23 +39,24 @@ def _options() -> tuple[Any, Any, Any] | None:
             return None
         binary = pa.binary()
         _OPTIONS = (
-            # one block per file and no threads: the evaluator already reads one run per core
-            pcsv.ReadOptions(column_names=_NAMES, use_threads=False, block_size=1 << 26),
+            # one block per file and no threads: the callers read one run per core
+            pcsv.ReadOptions(column_names=_NAMES, use_threads=False, block_size=1 << 30),
             pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
             pcsv.ConvertOptions(
-                column_types={
-                    "qid": binary,
-                    "Q0": binary,
-                    "docno": binary,
-                    "rank": binary,
-                    "score": pa.float64(),
-                    "tag": binary,
-                },
+                # Q0, rank and tag are only split, never converted: the separator check below
+                # proves them non-empty, and the tags come from the first and last lines
+                column_types={"qid": binary, "docno": binary, "score": pa.float64()},
+                include_columns=["qid", "docno", "score"],
                 strings_can_be_null=False,
                 null_values=[],  # pyarrow reads "nan", "NA", "null"... as null by default
             ),
         )
     return _OPTIONS
+
+
+def available() -> bool:
+    """Whether pyarrow can be imported (and now is): the fast path can be taken."""
+    return _options() is not None
 
 
 def preload() -> None:
@@ -64,13 +65,21 @@ def preload() -> None:
     _options()
 
 
-def _plain_layout(raw: bytes) -> bool:
-    """No byte the strict tokenizer treats as a separator other than spaces and newlines; no comments."""
-    if b"\t" in raw or b"\r" in raw or b"#" in raw or not raw.endswith(b"\n"):
+def _plain_separators(buf: np.ndarray, rows: int) -> bool:
+    """Every line is six non-empty fields joined by single spaces and ended by a newline.
+
+    pyarrow has split each of ``rows`` lines into six fields on spaces (blank lines it skips):
+    the bytes up to space must then be exactly five spaces and one newline a line (no tab, other
+    control byte or blank line: the strict tokenizer splits on every byte up to space), with no
+    two of them adjacent (no empty field) and none first.
+    """
+    n = len(buf)
+    if n == 0 or buf[n - 1] != 10 or buf[0] <= 32:
         return False
-    buf = np.frombuffer(raw, dtype=np.uint8)
-    # every control byte must be a newline (the strict path splits tokens on any byte <= 32)
-    return bool((buf[buf < 32] == 10).all())
+    separators = buf <= 32
+    if int(np.count_nonzero(separators)) != 6 * rows:
+        return False
+    return not bool((separators[1:] & separators[:-1]).any())
 
 
 def _offsets(column: Any) -> np.ndarray:
@@ -110,6 +119,10 @@ def parse_run_arrow(path: PathLike) -> RunColumns | None:
     module's doc); trec.runs puts them in canonical order and checks duplicates."""
     if str(path) == "-" or _MISSING:
         return None
+    if _OPTIONS is None:
+        # importing pyarrow costs about 0.1 s, which one file does not win back (a 2 MB run
+        # parses 8 ms faster): callers reading many runs call preload() first
+        return None
     blocks = iter_blocks(path)
     try:
         first = next(blocks, None)
@@ -117,41 +130,42 @@ def parse_run_arrow(path: PathLike) -> RunColumns | None:
             return None  # empty (the strict path says so) or above one block (read in blocks there)
     finally:
         blocks.close()  # type: ignore[attr-defined]
-    raw = first[0]
-    if _OPTIONS is None:
-        # importing pyarrow costs about 0.1 s, which one file does not win back (a 2 MB run
-        # parses 8 ms faster): callers reading many runs call preload() first
-        return None
-    if not _plain_layout(raw):
-        return None
+    return parse_plain(first[0])
+
+
+def parse_plain(raw: bytes) -> RunColumns | None:
+    """The columns of a run file's bytes when they are plainly laid out, else None."""
     options = _options()
-    if options is None:
+    if options is None or not raw or b"#" in raw or b"\r" in raw:
         return None
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    buf = np.frombuffer(raw, dtype=np.uint8)
     try:
         table = pcsv.read_csv(pa.py_buffer(raw), *options)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # a line with another number of fields, or a score that is not a number
-    if table.num_rows == 0:
+    rows = table.num_rows
+    if rows == 0 or not _plain_separators(buf, rows):
         return None
     table = table.combine_chunks()
-    columns = {n: table.column(n).chunk(0) for n in _NAMES}
-    for n in ("qid", "Q0", "docno", "rank", "tag"):
-        if int(np.diff(_offsets(columns[n])).min()) == 0:
-            return None  # an empty field: two spaces in a row, or a space at a line's start or end
-    score = columns["score"]
+    score = table.column("score").chunk(0)
     if score.null_count:
         return None
-    scores = np.frombuffer(score.buffers()[1], dtype=np.float64, count=len(score), offset=score.offset * 8)
+    scores = np.frombuffer(score.buffers()[1], dtype=np.float64, count=rows, offset=score.offset * 8)
     if not bool(np.isfinite(scores).all()):
         return None
-    tags = columns["tag"]
+    first = raw[: raw.find(b"\n")]
+    last = raw[raw.rfind(b"\n", 0, len(raw) - 1) + 1 : len(raw) - 1]
     return RunColumns(
-        fixed_width(columns["qid"]),
-        fixed_width(columns["docno"]),
+        fixed_width(table.column("qid").chunk(0)),
+        fixed_width(table.column("docno").chunk(0)),
         scores.copy(),
-        tags[0].as_py().decode(errors="replace"),
-        tags[len(tags) - 1].as_py().decode(errors="replace"),
+        _last_field(first),
+        _last_field(last),
     )
+
+
+def _last_field(line: bytes) -> str:
+    return line.rsplit(b" ", 1)[-1].decode(errors="replace")
