@@ -9,11 +9,17 @@ is not in it) and lines per second, and checks that every line was stored.
     python benchmarks/bench_import.py                                  # both databases
     python benchmarks/bench_import.py --databases sqlite --workdir /tmp/wb-bench
     python benchmarks/bench_import.py --postgres postgres://postgres@127.0.0.1:5432/postgres
+    python benchmarks/bench_import.py --rounds 3 --load both --summary-json rows.json
+
+``--load busy`` keeps the other core busy while importing (harness.py); ``--summary-json`` writes
+the criteria rows benchmarks/speed.py puts in its table (at most 15 s on SQLite, 8 s on PostgreSQL
+for the default 5M lines).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import subprocess
@@ -124,7 +130,31 @@ def bench(database: str, runs: list[Path], workdir: Path, repeat: int, server_ur
     return Result(database, sorted(times), peak, lines, note)
 
 
-def main() -> None:
+TARGETS = {"sqlite": ("SQLite", 15.0), "postgres": ("PostgreSQL", 8.0)}  # seconds, for 5M lines
+
+
+def summary_row(result: Result, load: str, expected: int) -> dict[str, object]:
+    """One criteria row (benchmarks/speed.py's table): the median import time against its limit."""
+    name, limit = TARGETS.get(result.database, (result.database, None))
+    median = sorted(result.seconds)[len(result.seconds) // 2] if result.seconds else None
+    default = expected == 5_000_000
+    ok = not result.note and result.lines == expected
+    return {
+        "what": f"import {expected / 1e6:g}M run lines | {name}",
+        "load": load,
+        "ours": "manage.py import_runs",
+        "ours_s": median,
+        "peer": None,
+        "peer_s": None,
+        "ratio": None,
+        "target": f"<= {limit:g} s" if default and limit else "information",
+        "met": (ok and median is not None and median <= limit) if default and limit else None,
+        "peak_mb": round(result.max_rss_mb),
+        "note": None if ok else (result.note or f"{result.lines:,} of {expected:,} lines stored"),
+    }
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, object]]:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -135,39 +165,48 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
     )
-    parser.add_argument("--repeat", type=int, default=1, help="imports per database, each into a fresh one")
+    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
+    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
+    bench_evaluate.harness.add_load_argument(parser)
     parser.add_argument("--databases", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
     parser.add_argument(
         "--postgres",
         default=os.environ.get("WORKBENCH_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres"),
         help=f"a PostgreSQL server URL allowed to create and drop the database {BENCH_DB}",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    rounds = max(1, args.repeat or args.rounds)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-import-"))
     workdir.mkdir(parents=True, exist_ok=True)
     runs = ensure_workload(workdir, args.runs, args.topics, args.depth, args.seed)
     expected = args.runs * args.topics * args.depth
     size = sum(p.stat().st_size for p in runs) / 1e6
-    print(f"{len(runs)} run files, {expected:,} lines, {size:.0f} MB; best of {args.repeat}\n", flush=True)
-    print(f"{'database':<12}{'wall s':>9}{'peak MB':>9}{'lines/s':>12}  stored")
-    failed = False
-    for database in args.databases.split(","):
-        t0 = time.perf_counter()
-        result = bench(database.strip(), runs, workdir, max(1, args.repeat), args.postgres)
-        if result.note:
-            failed = True
-            print(f"{result.database:<12} failed: {result.note}")
-            continue
-        best = result.seconds[0]
-        ok = "all" if result.lines == expected else f"{result.lines:,} of {expected:,}!"
-        failed |= result.lines != expected
-        print(
-            f"{result.database:<12}{best:>9.2f}{result.max_rss_mb:>9.0f}{expected / best:>12,.0f}  {ok}"
-            f"   (all runs: {', '.join(f'{s:.1f}' for s in result.seconds)} s; "
-            f"{time.perf_counter() - t0:.0f} s with setup)",
-            flush=True,
-        )
-    sys.exit(1 if failed else 0)
+    print(f"{len(runs)} run files, {expected:,} lines, {size:.0f} MB; median of {rounds}\n", flush=True)
+    print(f"{'database':<12}{'load':<6}{'median s':>9}{'peak MB':>9}{'lines/s':>12}  stored")
+    rows: list[dict[str, object]] = []
+    for load in bench_evaluate.harness.loads_of(args):
+        for database in args.databases.split(","):
+            t0 = time.perf_counter()
+            with bench_evaluate.harness.load(load):
+                result = bench(database.strip(), runs, workdir, rounds, args.postgres)
+            rows.append(summary_row(result, load, expected))
+            if result.note:
+                print(f"{result.database:<12}{load:<6} failed: {result.note}")
+                continue
+            median = float(rows[-1]["ours_s"])  # type: ignore[arg-type]
+            ok = "all" if result.lines == expected else f"{result.lines:,} of {expected:,}!"
+            each = ", ".join(f"{s:.1f}" for s in result.seconds)
+            print(
+                f"{result.database:<12}{load:<6}{median:>9.2f}{result.max_rss_mb:>9.0f}"
+                f"{expected / median:>12,.0f}  {ok}   (all runs: {each} s;"
+                f" {time.perf_counter() - t0:.0f} s with setup)",
+                flush=True,
+            )
+    if args.summary_json:
+        args.summary_json.write_text(json.dumps(rows, indent=1))
+    if any(row["note"] for row in rows):
+        sys.exit(1)
+    return rows
 
 
 if __name__ == "__main__":

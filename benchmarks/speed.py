@@ -85,11 +85,16 @@ def evaluate_default(opts: argparse.Namespace, help_text: str) -> list[str]:
     return [*_workdir(opts, help_text), "--no-xinf", *common_args(opts, help_text)]
 
 
+def large_args(opts: argparse.Namespace, help_text: str) -> list[str]:
+    """common_args with --large-rounds: a large run takes minutes per contender."""
+    return common_args(argparse.Namespace(**{**vars(opts), "rounds": opts.large_rounds}), help_text)
+
+
 def evaluate_large(opts: argparse.Namespace, help_text: str) -> list[str]:
     out = [*_large(opts, help_text), *_workdir(opts, help_text), "--scaling"]
     if opts.xinf_runs is not None:
         out += ["--xinf-runs", str(opts.xinf_runs)]
-    return [*out, *common_args(opts, help_text)]
+    return [*out, *large_args(opts, help_text)]
 
 
 def on_default(opts: argparse.Namespace, help_text: str) -> list[str]:
@@ -97,15 +102,20 @@ def on_default(opts: argparse.Namespace, help_text: str) -> list[str]:
 
 
 def on_large(opts: argparse.Namespace, help_text: str) -> list[str]:
-    return [*_large(opts, help_text), *common_args(opts, help_text)]
+    return [*_large(opts, help_text), *large_args(opts, help_text)]
+
+
+def on_databases(opts: argparse.Namespace, help_text: str) -> list[str]:
+    both = ["--databases", "sqlite,postgres"] if _has(help_text, "--databases") else []
+    return [*on_default(opts, help_text), *both]
 
 
 STEPS = (
     Step("evaluate-default", "bench_evaluate.py", evaluate_default),
     Step("evaluate-large", "bench_evaluate.py", evaluate_large),
     Step("pooling", "bench_pooling.py", on_large),
-    Step("import", "bench_import.py", on_default),
-    Step("stored", "bench_stored.py", on_default),
+    Step("import", "bench_import.py", on_databases),
+    Step("stored", "bench_stored.py", on_databases),
 )
 
 
@@ -221,6 +231,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--rounds", type=int, default=3, help="alternating rounds in every script (default 3)"
     )
+    parser.add_argument(
+        "--large-rounds", type=int, default=1, help="rounds of the large-workload steps (default 1)"
+    )
     parser.add_argument("--load", choices=["idle", "busy", "both"], default="both")
     parser.add_argument("--workdir", type=Path, default=None, help="the default workload's folder")
     parser.add_argument("--large-workdir", type=Path, default=None, help="the large workload's folder")
@@ -234,7 +247,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--output", type=Path, default=None, help="also write the markdown here")
     opts = parser.parse_args(argv)
     if opts.quick:
-        opts.rounds, opts.load = 1, "idle"
+        opts.rounds, opts.large_rounds, opts.load = 1, 1, "idle"
     return opts
 
 

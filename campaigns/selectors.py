@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,8 +13,9 @@ from django.urls import reverse
 
 from campaigns import access
 from campaigns.errors import CampaignNotFound
-from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, RunDocument, Topic
+from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, Topic
 from campaigns.sections import Step, StepLink, StepState, campaign_sections, campaign_steps
+from campaigns.stored_runs import run_lines
 from campaigns.validation import RunReport, validate_run
 from jobs.models import Job
 from trec import Qrels, RankedRun, read_qrels
@@ -155,30 +156,20 @@ def runs_check(
     return reports
 
 
-def run_ranking(*, run: Run, depth: int | None = None, numbers: dict[int, str] | None = None) -> RankedRun:
+def run_ranking(
+    *, run: Run, depth: int | None = None, numbers: Mapping[int, str] | None = None
+) -> RankedRun:
     """A stored run as the format layer's Run (canonical order), optionally only its top ``depth``.
 
     ``numbers`` (topic id -> number) saves a query per run when many runs of a campaign are read.
+    The lines arrive as arrays (:func:`campaigns.stored_runs.run_lines`), scores bit for bit.
     """
-    rows = RunDocument.objects.filter(run=run)
-    if depth is not None:
-        rows = rows.filter(rank__lte=depth)
     if numbers is None:
         numbers = dict(Topic.objects.filter(campaign_id=run.campaign_id).values_list("id", "number"))
-    # by the ids, not "topic": ordering by the relation would join Topic for its Meta ordering
-    values = list(rows.order_by("topic_id", "rank").values_list("topic_id", "docno", "score"))
-    if not values:
-        empty = np.zeros(0, dtype="S1")
-        return run_from_arrays(run.tag, empty, empty, np.zeros(0), tag=run.tag)
-    topic_ids, docnos, scores = zip(*values, strict=True)
-    qids = np.array([numbers[t].encode() for t in topic_ids], dtype=bytes)
-    return run_from_arrays(
-        run.tag,
-        qids,
-        np.array([d.encode() for d in docnos], dtype=bytes),
-        np.array(scores, dtype=np.float64),
-        tag=run.tag,
-    )
+    lines = run_lines(run.pk, depth=depth)
+    names = np.array([numbers[t].encode() for t in lines.topic_ids.tolist()], dtype=bytes)
+    qids = np.repeat(names, lines.counts) if len(names) else np.zeros(0, dtype="S1")
+    return run_from_arrays(run.tag, qids, lines.docnos, lines.scores, tag=run.tag)
 
 
 def document_get(*, campaign: Campaign, docno: str) -> Document | None:

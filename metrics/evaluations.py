@@ -19,8 +19,7 @@ import numpy as np
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Run, Topic
-from campaigns.selectors import campaign_runs
-from campaigns.services.bulk import run_lines
+from campaigns.selectors import campaign_runs, run_ranking
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.names import parse_measures
@@ -36,7 +35,7 @@ from metrics.sources import (
     source_normalized,
 )
 from trec.progress import ProgressCallback
-from trec.runs import RankedRun, run_from_arrays
+from trec.runs import RankedRun
 
 EVALUATE_JOB = "metrics_evaluate"
 # what every evaluation computes, as `manage.py evaluate -m` takes them; iprec_at_recall draws P-R curves
@@ -145,15 +144,6 @@ def source_evaluate(
     )
 
 
-def stored_ranking(*, run: Run, numbers: Mapping[int, str], depth: int | None = None) -> RankedRun:
-    """A stored run as the engine reads a run file: arrays from one query (no object per line),
-    put in canonical order by :func:`trec.runs.run_from_arrays`. ``numbers``: topic id -> number."""
-    lines = run_lines(run.pk, depth=depth)
-    names = np.array([numbers[t].encode() for t in lines.topic_ids.tolist()], dtype=bytes)
-    qids = np.repeat(names, lines.counts) if len(names) else np.zeros(0, dtype="S1")
-    return run_from_arrays(run.tag, qids, lines.docnos, lines.scores, tag=run.tag)
-
-
 def _scored(
     runs: Sequence[Run], numbers: Mapping[int, str], score: Callable[[RankedRun], RunResult]
 ) -> Iterator[RunResult]:
@@ -162,13 +152,13 @@ def _scored(
     releases the GIL); at most two runs are held at a time."""
     if len(runs) <= 1:
         for run in runs:
-            yield score(stored_ranking(run=run, numbers=numbers))
+            yield score(run_ranking(run=run, numbers=numbers))
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluate") as pool:
         pending: Future[RunResult] | None = None
         try:
             for run in runs:
-                ranking = stored_ranking(run=run, numbers=numbers)
+                ranking = run_ranking(run=run, numbers=numbers)
                 if pending is not None:
                     yield pending.result()
                 pending = pool.submit(score, ranking)

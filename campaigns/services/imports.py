@@ -270,6 +270,7 @@ SQLITE_IMPORT_CACHE_KIB = 65_536
 # than the import, drops the indexes inside its transaction and rebuilds them after the COPY.
 BULK_MIN_ROWS = 500_000
 BULK_LOCK_WAIT = "2s"  # wait at most this for the table's exclusive lock, else keep the indexes
+BULK_SORT_MEMORY = "512MB"  # the index rebuild's sort memory, for the import's transaction only
 LINE_BYTES = 40  # a typical run line's size, to estimate an import's rows from its files
 HEAP_ROW_BYTES = 70  # a stored run line's size in PostgreSQL's heap, to estimate the table's rows
 _COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # header with no flags and no extension
@@ -313,6 +314,10 @@ class _RunLines:
     def finish(self) -> None:
         """Rebuild what was dropped (every line is in): the indexes check their constraints again."""
         with connection.cursor() as cursor:
+            if self.restore:
+                # sort the index entries in memory: PostgreSQL's default (64 MB) spills a few
+                # million lines to disk; SET LOCAL ends with the import's transaction
+                cursor.execute("SELECT set_config('maintenance_work_mem', %s, true)", [BULK_SORT_MEMORY])
             for sql in self.restore:
                 cursor.execute(sql)
         self.restore = []

@@ -243,3 +243,58 @@ def test_import_runs_command_exits_2_with_the_report(campaign: Campaign, runs_di
     assert f"{bad}:2: error: score 'inf' is infinite [{Code.INFINITE_SCORE}]" in report
     assert any(line.startswith(f"{bad}:3: error: tag 'y' differs") for line in report)
     assert not Run.objects.exists()
+
+
+# ------------------------------------------------------------------ the bulk paths of each database
+
+
+def _index_definitions() -> list[str]:
+    from django.db import connection
+
+    table = RunDocument._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s ORDER BY indexname", [table])
+        else:
+            cursor.execute("SELECT sql FROM sqlite_master WHERE tbl_name = %s ORDER BY name", [table])
+        return [str(r[0]) for r in cursor.fetchall()]
+
+
+def test_sqlite_keeps_run_lines_clustered_on_their_key(campaign: Campaign, runs_dir: Path) -> None:
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        pytest.skip("WITHOUT ROWID is SQLite's (PostgreSQL keeps a heap and its indexes)")
+    table_sql = next(d for d in _index_definitions() if d.startswith("CREATE TABLE"))
+    assert table_sql.rstrip().upper().endswith("WITHOUT ROWID")
+    run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
+    assert lines_of(run)[0] == ("51", 1, "long-docno-7", 0.5)  # the tie goes to the greater docno
+
+
+def test_a_bulk_import_on_postgresql_rebuilds_its_indexes_and_still_enforces_them(
+    campaign: Campaign, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import IntegrityError, connection, transaction
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the indexes are dropped and rebuilt around a COPY on PostgreSQL only")
+    monkeypatch.setattr(campaigns.services.imports, "BULK_MIN_ROWS", 1)  # every import is a bulk load
+    before = _index_definitions()
+    assert len(before) >= 2  # the (run, topic, rank) key and the (run, topic, docno) constraint
+    run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
+    assert _index_definitions() == before
+    assert len(lines_of(run)) == 4
+    stored = snapshot()
+    with pytest.raises(ImportRefused):  # the second file is refused: nothing of the first is kept
+        runs_import(
+            campaign=campaign,
+            paths=[
+                write(runs_dir, "b.run", GOOD.replace("bm25", "b")),
+                write(runs_dir, "c.run", "51 Q0 x 1 1.0 c\n51 Q0 x 2 0.5 c\n"),
+            ],
+        )
+    assert snapshot() == stored
+    assert _index_definitions() == before
+    topic = Topic.objects.get(campaign=campaign, number="51")
+    with pytest.raises(IntegrityError), transaction.atomic():  # the docno constraint is back
+        RunDocument.objects.create(run=run, topic=topic, rank=9, docno="d1", score=0.0)

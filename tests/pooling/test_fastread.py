@@ -56,7 +56,9 @@ def test_plain_files_give_the_truncated_run(tmp_path: Path, lines: list, depth: 
     depth=DEPTHS,
     layout=st.sampled_from(["tabs", "two spaces", "crlf", "comment", "blank", "trailing"]),
 )
-def test_other_layouts_match_or_hand_over(tmp_path: Path, lines: list, depth: int | None, layout: str) -> None:
+def test_other_layouts_match_or_hand_over(
+    tmp_path: Path, lines: list, depth: int | None, layout: str
+) -> None:
     sep = {"tabs": "\t", "two spaces": "  "}.get(layout, " ")
     end = "\r\n" if layout == "crlf" else "\n"
     path = write(tmp_path / "r.run", lines, sep, end)
@@ -107,7 +109,9 @@ def run_sets(draw: st.DrawFn) -> list[list[tuple[str, str, str, str]]]:
 
 @SETTINGS
 @given(runs=run_sets(), depth=st.integers(0, 6), order=st.sampled_from(["rank", "docno"]))
-def test_the_depth_pool_from_tops_equals_depth_pool(tmp_path: Path, runs: list, depth: int, order: str) -> None:
+def test_the_depth_pool_from_tops_equals_depth_pool(
+    tmp_path: Path, runs: list, depth: int, order: str
+) -> None:
     paths = [write(tmp_path / f"r{i}.run", lines) for i, lines in enumerate(runs)]
     tops = [fastread.read_top(str(p), depth, p.stem) for p in paths]
     assert all(t is not None for t in tops)
@@ -133,7 +137,9 @@ def test_build_pool_writes_the_same_file_on_either_path(tmp_path: Path) -> None:
         for q in ("3", "12", "7"):
             docs = rng.choice(200, size=60, replace=False)
             scores = np.sort(rng.integers(0, 30, size=60))[::-1]  # many ties
-            lines += [(q, f"DOC-{d:04d}", f"{s / 10:.1f}", f"run{r}") for d, s in zip(docs, scores, strict=True)]
+            lines += [
+                (q, f"DOC-{d:04d}", f"{s / 10:.1f}", f"run{r}") for d, s in zip(docs, scores, strict=True)
+            ]
         paths.append(str(write(tmp_path / f"run{r}.txt", lines)))
 
     def build(out: Path) -> str:
