@@ -15,8 +15,17 @@ PURE_COMMANDS = {
 }
 
 
+# Processes that live on: they keep glibc's default of giving freed memory back to the system.
+LONG_RUNNING = {"runserver", "jobs_worker", "shell", "dbshell", "db_worker"}
+
+
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+    if len(sys.argv) > 1 and sys.argv[1] not in LONG_RUNNING:
+        # a command that reads files and ends: reuse freed pages rather than fault in new ones
+        from trec.allocator import tune_allocator
+
+        tune_allocator()
     if (
         len(sys.argv) > 1
         and sys.argv[1] in PURE_COMMANDS

@@ -153,8 +153,8 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
         "--threads",
         type=int,
         default=None,
-        help="runs read and evaluated concurrently by N threads of this process (default: one worker "
-        "process per core)",
+        help="runs read and evaluated concurrently by N threads of this process (default: forked "
+        "worker processes, one more than cores)",
     )
     add(
         "--progress",

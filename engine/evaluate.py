@@ -5,9 +5,6 @@ Pure: takes the format layer's RankedRun/Qrels/prels and returns plain results; 
 
 from __future__ import annotations
 
-import os
-import warnings
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,6 +16,7 @@ from engine.measures import REGISTRY, Measure
 from engine.measures.base import NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats
 from engine.zscores import ZScores
 from trec.order import docno_keys, hash_strings
+from trec.parallel import ordered_map
 from trec.prels import MQPrel, StratifiedPrel
 from trec.qrels import Qrels
 from trec.runs import RankedRun
@@ -437,28 +435,6 @@ def _num_rel_complete(judgments: Judgments) -> float:
     return float(np.count_nonzero(judgments.qrels.rels > 0))
 
 
-# What a forked evaluation worker needs, set by the parent just before it forks (children inherit
-# it without pickling: the judgments are shared copy-on-write, never copied per run).
-_FORKED: tuple[Any, ...] | None = None
-
-
-def _forked_job(i: int) -> RunResult:
-    from trec.runs import read_run
-
-    assert _FORKED is not None
-    judgments, paths, names, measures, options, zscores = _FORKED
-    run = read_run(paths[i], name=names[i])
-    return evaluate_run(judgments, run, measures, options, zscores=zscores)
-
-
-def can_fork() -> bool:
-    """Whether worker processes can be forked here (POSIX, and no other thread running)."""
-    import multiprocessing
-    import threading
-
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-
-
 def evaluate_files(
     judgments: Judgments,
     paths: Sequence[str],
@@ -472,7 +448,7 @@ def evaluate_files(
 ) -> Iterator[RunResult]:
     """Read and evaluate run files, yielding results in input order.
 
-    ``processes``: evaluate in forked worker processes, one per core (the command line's way:
+    ``processes``: evaluate in forked worker processes, one more than cores (the command line's way:
     no lock is shared, so two cores do twice the work; the judgments are inherited, not copied,
     and each worker holds one run at a time). Otherwise threads in this process: numpy
     releases the GIL inside its kernels, so a few threads overlap one run's parsing with
@@ -480,77 +456,23 @@ def evaluate_files(
     memory bounded however many runs there are. A bad file raises its FormatError when its
     turn comes, after the runs before it have been yielded.
     """
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from trec.runs import read_run
 
     names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
     if len(paths) > 1:
         from trec.arrow_runs import preload
 
-        preload()  # pyarrow pays for its import over several runs
-    cores = os.cpu_count() or 1
-    workers = workers if workers is not None else (cores if processes else min(4, cores))
+        preload()  # pyarrow pays for its import over several runs (and before forking, once)
 
     def job(i: int) -> RunResult:
         run = read_run(paths[i], name=names[i])
         return evaluate_run(judgments, run, measures, options, zscores=zscores)
 
-    if workers <= 1 or len(paths) <= 1:
-        for i in range(len(paths)):
-            yield job(i)
-        return
-    if processes and can_fork() and "-" not in paths:
-        yield from _evaluate_forked(judgments, paths, names, measures, options, zscores, workers)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[RunResult]] = deque()
-        submitted = 0
-        try:
-            while submitted < len(paths) or pending:
-                while submitted < len(paths) and len(pending) < 2 * workers:
-                    pending.append(pool.submit(job, submitted))
-                    submitted += 1
-                yield pending.popleft().result()
-        finally:
-            for f in pending:
-                f.cancel()
+    forking = processes and "-" not in paths and len(paths) > 1
+    if forking:
+        # warm what every run needs before forking, so each child does not recompute it
+        judgments.stats(options.level if options is not None else 1)
+        _ = judgments._join_index
+    yield from ordered_map(job, len(paths), workers=workers, processes=forking)
 
 
-def _evaluate_forked(
-    judgments: Judgments,
-    paths: Sequence[str],
-    names: Sequence[str],
-    measures: Sequence[Measure],
-    options: EvalOptions | None,
-    zscores: ZScores | None,
-    workers: int,
-) -> Iterator[RunResult]:
-    import multiprocessing
-
-    global _FORKED
-    # warm what every run needs before forking, so each child does not recompute it
-    from trec.arrow_runs import preload
-
-    preload()  # pyarrow, imported once here rather than in every worker
-    judgments.stats(options.level if options is not None else 1)
-    _ = judgments._join_index
-    _FORKED = (judgments, list(paths), list(names), list(measures), options, zscores)
-    try:
-        with warnings.catch_warnings():
-            # numpy's BLAS and pyarrow keep helper threads; both register fork handlers, and the
-            # parent has read no run yet, so the 3.12 warning about forking threads does not apply
-            warnings.filterwarnings(
-                "ignore", message=".*use of fork\\(\\) may lead to deadlocks", category=DeprecationWarning
-            )
-            pool = multiprocessing.get_context("fork").Pool(min(workers, len(paths)))
-        with pool:
-            pending: deque[Any] = deque()
-            submitted = 0
-            while submitted < len(paths) or pending:
-                while submitted < len(paths) and len(pending) < 2 * workers:
-                    pending.append(pool.apply_async(_forked_job, (submitted,)))
-                    submitted += 1
-                yield pending.popleft().get()
-    finally:
-        _FORKED = None

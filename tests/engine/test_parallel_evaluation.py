@@ -21,6 +21,7 @@ from engine.evaluate import Judgments, evaluate_files, evaluate_run
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
 from trec import FormatError, read_qrels, read_run
+from trec import parallel as tp
 
 MEASURES = parse_measures(["map", "bpref", "infAP", "ndcg", "P.10", "num_rel_ret", "recip_rank"])
 
@@ -91,8 +92,8 @@ def forked_workers_equal_the_serial_loop(tmp_path: Path) -> None:
     judgments = Judgments(read_qrels(qrels))
     names = [p.name for p in paths]
     serial = list(evaluate_files(judgments, [str(p) for p in paths], MEASURES, names=names, workers=1))
-    assert ev.can_fork()
-    with mock.patch.object(ev, "_evaluate_forked", wraps=ev._evaluate_forked) as forked:
+    assert tp.can_fork()
+    with mock.patch.object(tp, "_forked", wraps=tp._forked) as forked:
         parallel = list(
             evaluate_files(
                 Judgments(read_qrels(qrels)),
@@ -110,7 +111,7 @@ def forked_workers_equal_the_serial_loop(tmp_path: Path) -> None:
 
 
 def a_bad_file_fails_in_its_turn(tmp_path: Path) -> None:
-    assert ev.can_fork()
+    assert tp.can_fork()
     qrels, paths = make_workload(tmp_path, runs=5)
     bad = tmp_path / "bad.txt"
     bad.write_text("1 Q0 doc1 1 2.0 x\n1 Q0 doc2 2 oops x\n")
@@ -195,7 +196,7 @@ def test_the_command_uses_workers_and_prints_what_one_thread_prints(tmp_path: Pa
 def at_most_two_runs_per_worker_in_flight(tmp_path: Path) -> None:
     import multiprocessing.pool
 
-    assert ev.can_fork()
+    assert tp.can_fork()
     qrels, paths = make_workload(tmp_path, runs=9, topics=2, depth=10)
     submitted = []
     real = multiprocessing.pool.Pool.apply_async
