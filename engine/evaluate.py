@@ -468,11 +468,14 @@ def evaluate_files(
         run = read_run(paths[i], name=names[i])
         return evaluate_run(judgments, run, measures, options, zscores=zscores)
 
-    forking = processes and "-" not in paths and len(paths) > 1
+    forking = processes and "-" not in paths and len(paths) > 2
     if forking:
-        # warm what every run needs before forking, so each child does not recompute it
-        judgments.stats(options.level if options is not None else 1)
-        _ = judgments._join_index
-    yield from ordered_map(job, len(paths), workers=workers, processes=forking)
+        # The first run is evaluated here, before forking: every cache the measures fill on
+        # first use (the join index, per-topic statistics, a prel's strata) is then inherited
+        # by the workers instead of being built again in each of them.
+        yield job(0)
+        yield from ordered_map(lambda i: job(i + 1), len(paths) - 1, workers=workers, processes=True)
+        return
+    yield from ordered_map(job, len(paths), workers=workers, processes=False)
 
 

@@ -68,11 +68,11 @@ def preload() -> None:
     _options()
 
 
-def _plain_separators(buf: np.ndarray, rows: int) -> bool:
-    """Every line is six non-empty fields joined by single spaces and ended by a newline.
+def _plain_separators(buf: np.ndarray, rows: int, fields: int = 6) -> bool:
+    """Every line is ``fields`` non-empty fields joined by single spaces and ended by a newline.
 
-    pyarrow has split each of ``rows`` lines into six fields on spaces (blank lines it skips):
-    the bytes up to space must then be exactly five spaces and one newline a line (no tab, other
+    pyarrow has split each of ``rows`` lines into ``fields`` fields on spaces (blank lines it
+    skips): the bytes up to space must then be exactly the spaces and one newline a line (no tab, other
     control byte or blank line: the strict tokenizer splits on every byte up to space), with no
     two of them adjacent (no empty field) and none first.
     """
@@ -81,7 +81,7 @@ def _plain_separators(buf: np.ndarray, rows: int) -> bool:
         return False
     separators, pairs = _scratch(n)
     np.less_equal(buf, 32, out=separators)
-    if int(np.count_nonzero(separators)) != 6 * rows:
+    if int(np.count_nonzero(separators)) != fields * rows:
         return False
     return not bool(np.logical_and(separators[1:], separators[:-1], out=pairs[: n - 1]).any())
 
@@ -150,23 +150,32 @@ def parse_run_arrow(path: PathLike) -> RunColumns | None:
     return parse_plain(first[0])
 
 
-def parse_plain(raw: bytes) -> RunColumns | None:
-    """The columns of a run file's bytes when they are plainly laid out, else None."""
-    options = _options()
-    if options is None or not raw or b"#" in raw or b"\r" in raw:
+def _plain_table(raw: bytes, options: tuple[Any, Any, Any], fields: int) -> Any:
+    """pyarrow's table of ``raw`` read with ``options`` when every line is ``fields`` non-empty
+    fields joined by single spaces (no comment, no tab, no carriage return, no blank line);
+    None otherwise (the strict tokenizer then reads the file)."""
+    if not raw or b"#" in raw or b"\r" in raw:
         return None
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    buf = np.frombuffer(raw, dtype=np.uint8)
     try:
         table = pcsv.read_csv(pa.py_buffer(raw), *options)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # a line with another number of fields, or a score that is not a number
+        return None  # a line with another number of fields, or a value of the wrong type
     rows = table.num_rows
-    if rows == 0 or not _plain_separators(buf, rows):
+    if rows == 0 or not _plain_separators(np.frombuffer(raw, dtype=np.uint8), rows, fields):
         return None
-    table = table.combine_chunks()
+    return table.combine_chunks()
+
+
+def parse_plain(raw: bytes) -> RunColumns | None:
+    """The columns of a run file's bytes when they are plainly laid out, else None."""
+    options = _options()
+    table = _plain_table(raw, options, len(_NAMES)) if options is not None else None
+    if table is None:
+        return None
+    rows = table.num_rows
     score = table.column("score").chunk(0)
     if score.null_count:
         return None
@@ -186,3 +195,64 @@ def parse_plain(raw: bytes) -> RunColumns | None:
 
 def _last_field(line: bytes) -> str:
     return line.rsplit(b" ", 1)[-1].decode(errors="replace")
+
+
+# ------------------------------------------------------------------------------ judgments files
+
+# qrels "qid iter docno rel" and sample_eval prels "qid iter docno stratum rel": every field read
+# as bytes but the grade, which pyarrow reads as an int64 (a sign and digits, nothing else)
+_JUDGMENT_LAYOUTS = {
+    "qrels": ["qid", "iter", "docno", "rel"],
+    "prel": ["qid", "iter", "docno", "stratum", "rel"],
+}
+_JUDGMENT_OPTIONS: dict[str, tuple[Any, Any, Any]] = {}
+JUDGMENTS_MAX_BYTES = 256 << 20  # a larger judgments file is read by the strict path, in blocks
+MAX_GRADE_DIGITS = 18  # the strict tokenizer's limit: a longer grade is its error to word
+
+
+def _judgment_options(kind: str) -> tuple[Any, Any, Any]:
+    if kind not in _JUDGMENT_OPTIONS:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        names = _JUDGMENT_LAYOUTS[kind]
+        types = {n: pa.binary() for n in names}
+        types["rel"] = pa.int64()
+        _JUDGMENT_OPTIONS[kind] = (
+            # judgments are one large file: pyarrow's threads parse its blocks on every core
+            pcsv.ReadOptions(column_names=names, use_threads=True, block_size=1 << 22),
+            pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False),
+            pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, null_values=[]),
+        )
+    return _JUDGMENT_OPTIONS[kind]
+
+
+def parse_judgments(path: PathLike, kind: str) -> dict[str, np.ndarray] | None:
+    """A qrels (``kind`` "qrels") or sample_eval prel ("prel") file's columns read by pyarrow:
+    the string fields as fixed-width bytes, ``rel`` as int64 and ``line`` (1-based); None when
+    the strict tokenizer must read it (the same conditions as runs, or a grade of more digits
+    than it takes). Taken only after :func:`preload`, as for runs."""
+    if str(path) == "-" or _OPTIONS is None:
+        return None
+    blocks = iter_blocks(path, JUDGMENTS_MAX_BYTES)
+    try:
+        first = next(blocks, None)
+        if first is None or next(blocks, None) is not None:
+            return None  # empty (the strict path says so), or larger: read in blocks there
+    finally:
+        blocks.close()  # type: ignore[attr-defined]
+    names = _JUDGMENT_LAYOUTS[kind]
+    table = _plain_table(first[0], _judgment_options(kind), len(names))
+    if table is None:
+        return None
+    rel = table.column("rel").chunk(0)
+    if rel.null_count:
+        return None
+    rels = np.frombuffer(rel.buffers()[1], dtype=np.int64, count=len(rel), offset=rel.offset * 8).copy()
+    limit = 10**MAX_GRADE_DIGITS
+    if bool(((rels >= limit) | (rels <= -limit)).any()):
+        return None
+    out = {n: fixed_width(table.column(n).chunk(0)) for n in names if n != "rel"}
+    out["rel"] = rels
+    out["line"] = np.arange(1, len(rels) + 1, dtype=np.int64)  # no blank or comment line: line i is row i
+    return out

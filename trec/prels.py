@@ -53,6 +53,14 @@ def _convert_prel(cols: Columns) -> dict[str, np.ndarray]:
 
 def read_prel(path: PathLike) -> StratifiedPrel:
     """Read a sample_eval prel ``qid iter docno stratum rel``."""
+    from trec.arrow_runs import parse_judgments
+
+    fast = parse_judgments(path, "prel")  # pyarrow's reader, for plainly laid-out files
+    if fast is not None:
+        qrels, order = qrels_and_order(
+            fast["qid"], fast["docno"], fast["rel"], path=str(path), lines=fast["line"]
+        )
+        return StratifiedPrel(qrels=qrels, strata=fast["stratum"][order])
     parts, total = read_columns(str(path), PREL_COLUMNS, _convert_prel)
     if total == 0:
         raise FormatError(str(path), 0, "the prel file is empty (expected 'qid iter docno stratum rel')")

@@ -318,6 +318,13 @@ def _convert(cols: Columns) -> dict[str, np.ndarray]:
 
 def read_qrels(path: PathLike) -> Qrels:
     """Read a qrels file (gzip transparently), strictly; diversity qrels' repeated docnos are kept."""
+    from trec.arrow_runs import parse_judgments
+
+    fast = parse_judgments(path, "qrels")  # pyarrow's reader, for plainly laid-out files
+    if fast is not None:
+        return qrels_from_arrays(
+            fast["qid"], fast["docno"], fast["rel"], path=str(path), lines=fast["line"], iters=fast["iter"]
+        )
     parts, total = read_columns(str(path), QRELS_COLUMNS, _convert)
     if total == 0:
         raise FormatError(str(path), 0, "the qrels file has no judgments (expected 'qid iter docno rel')")

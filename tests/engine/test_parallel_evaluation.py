@@ -210,6 +210,7 @@ def at_most_two_runs_per_worker_in_flight(tmp_path: Path) -> None:
         for _ in evaluate_files(
             Judgments(read_qrels(qrels)), [str(p) for p in paths], MEASURES, workers=2, processes=True
         ):
-            assert len(submitted) - consumed <= 4
+            # the first run is evaluated in the parent (warming the caches the workers inherit)
+            assert len(submitted) - max(consumed - 1, 0) <= 4
             consumed += 1
-    assert consumed == len(submitted) == 9
+    assert consumed == 9 and len(submitted) == 8
