@@ -167,9 +167,16 @@ def run_ranking(
     if numbers is None:
         numbers = dict(Topic.objects.filter(campaign_id=run.campaign_id).values_list("id", "number"))
     lines = run_lines(run.pk, depth=depth)
-    names = np.array([numbers[t].encode() for t in lines.topic_ids.tolist()], dtype=bytes)
-    qids = np.repeat(names, lines.counts) if len(names) else np.zeros(0, dtype="S1")
-    return run_from_arrays(run.tag, qids, lines.docnos, lines.scores, tag=run.tag)
+    ids = lines.topic_ids.tolist()
+    docnos, scores, counts = lines.docnos, lines.scores, lines.counts
+    if any(t not in numbers for t in ids):  # a topic deleted since the import: its lines are gone
+        known = np.array([t in numbers for t in ids], dtype=bool)
+        keep = np.repeat(known, counts)
+        docnos, scores, counts = docnos[keep], scores[keep], counts[known]
+        ids = [t for t in ids if t in numbers]
+    names = np.array([numbers[t].encode() for t in ids], dtype=bytes)
+    qids = np.repeat(names, counts) if len(names) else np.zeros(0, dtype="S1")
+    return run_from_arrays(run.tag, qids, docnos, scores, tag=run.tag)
 
 
 def document_get(*, campaign: Campaign, docno: str) -> Document | None:

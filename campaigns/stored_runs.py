@@ -1,17 +1,20 @@
 """A stored run's lines read as arrays: one query, no Python object per line.
 
 :func:`campaigns.selectors.run_ranking` builds the engine's run from them, for evaluations and
-pools of stored runs alike.
+pools of stored runs alike. A run imported by this version has its lines as one block of numpy
+arrays (:class:`campaigns.models.RunArrays`, written by :func:`arrays_blob` at import), read in
+about a millisecond; an older run is read from its lines by one aggregating query.
 """
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection
 
-from campaigns.models import RunDocument
+from campaigns.models import RunArrays, RunDocument
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,7 @@ def _lines_sql(vendor: str, depth: int | None, exact_text: bool = False) -> str:
     cut = "" if depth is None else " AND rank <= %s"
     if vendor == "postgresql":
         aggregates = (
-            "string_agg(docno, ' ' ORDER BY rank), "
-            "string_agg(float8send(score), ''::bytea ORDER BY rank), 0"
+            "string_agg(docno, ' ' ORDER BY rank), string_agg(float8send(score), ''::bytea ORDER BY rank), 0"
         )
     elif exact_text:
         aggregates = "group_concat(docno, ' '), group_concat(quote(score), ' '), 0"
@@ -57,8 +59,58 @@ def _lines_sql(vendor: str, depth: int | None, exact_text: bool = False) -> str:
     )
 
 
+# A block is the .npz bytes compressed by zstd (level 1) behind this prefix and their length:
+# about a third smaller (docnos compress well), which PostgreSQL writes faster than it compresses
+# itself; decompressing costs about 0.6 ms a run. An uncompressed .npz is read as well.
+_ZSTD = b"ZSTD-NPZ"
+
+
+def arrays_blob(topic_ids: np.ndarray, counts: np.ndarray, docnos: np.ndarray, scores: np.ndarray) -> bytes:
+    """The ``RunArrays`` value of a run: lines grouped by topic, in canonical order within each."""
+    out = io.BytesIO()
+    np.savez(
+        out,
+        topic_ids=np.asarray(topic_ids, dtype=np.int64),
+        counts=np.asarray(counts, dtype=np.int64),
+        docnos=np.asarray(docnos),
+        scores=np.asarray(scores, dtype=np.float64),
+    )
+    raw = out.getvalue()
+    try:
+        import pyarrow as pa
+
+        packed = pa.compress(raw, codec="zstd", asbytes=True)
+    except (ImportError, NotImplementedError, ValueError):  # pragma: no cover - pyarrow without zstd
+        return raw
+    return _ZSTD + len(raw).to_bytes(8, "little") + packed
+
+
+def _npz_bytes(data: bytes) -> bytes:
+    if not data.startswith(_ZSTD):
+        return data
+    import pyarrow as pa
+
+    size = int.from_bytes(data[len(_ZSTD) : len(_ZSTD) + 8], "little")
+    return bytes(pa.decompress(data[len(_ZSTD) + 8 :], size, codec="zstd", asbytes=True))
+
+
+def _from_blob(data: bytes | memoryview, depth: int | None) -> StoredLines:
+    with np.load(io.BytesIO(_npz_bytes(bytes(data))), allow_pickle=False) as held:
+        topic_ids, counts = held["topic_ids"], held["counts"]
+        docnos, scores = held["docnos"], held["scores"]
+    if depth is not None:  # each topic's first ``depth`` lines are its top ranks
+        starts = np.r_[0, np.cumsum(counts)[:-1]]
+        kept = np.minimum(counts, depth)
+        rows = np.repeat(starts, kept) + np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
+        docnos, scores, counts = docnos[rows], scores[rows], kept
+    return StoredLines(topic_ids, counts, docnos, scores)
+
+
 def run_lines(run_pk: int, *, depth: int | None = None) -> StoredLines:
     """A stored run's lines (its top ``depth`` per topic when given), read as a few columns.
+
+    From the run's :class:`RunArrays` block when it has one (runs imported by this version);
+    otherwise as follows.
 
     One query returns one row per topic holding every docno of the topic as one string (docnos
     are whitespace-free tokens) and every score as one string (SQLite) or byte string
@@ -67,6 +119,9 @@ def run_lines(run_pk: int, *, depth: int | None = None) -> StoredLines:
     Lines come in stored order within a topic; callers that need the canonical order sort
     (``trec.runs.run_from_arrays`` does).
     """
+    block = RunArrays.objects.filter(run_id=run_pk).values_list("data", flat=True).first()
+    if block is not None:
+        return _from_blob(block, depth)
     vendor = connection.vendor
     if vendor not in ("postgresql", "sqlite"):
         return _run_lines_by_rows(run_pk, depth)

@@ -9,7 +9,9 @@ choice made here is the judged@10 convention (see :data:`JUDGED`).
 from __future__ import annotations
 
 import math
+import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -147,27 +149,27 @@ def source_evaluate(
 def _scored(
     runs: Sequence[Run], numbers: Mapping[int, str], score: Callable[[RankedRun], RunResult]
 ) -> Iterator[RunResult]:
-    """Each run read from the store and scored, in order: this thread reads the next run (the
-    database connection stays with it) while a worker thread scores the one before (numpy
-    releases the GIL); at most two runs are held at a time."""
-    if len(runs) <= 1:
+    """Each run read from the store and scored, in order: this thread reads the runs (the
+    database connection stays with it; a run's block reads in a millisecond) while one worker
+    thread per core scores them (numpy releases the GIL in its kernels); at most two runs per
+    worker are held at a time."""
+    workers = min(os.cpu_count() or 1, 4)
+    if len(runs) <= 1 or workers <= 1:
         for run in runs:
             yield score(run_ranking(run=run, numbers=numbers))
         return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evaluate") as pool:
-        pending: Future[RunResult] | None = None
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evaluate") as pool:
+        pending: deque[Future[RunResult]] = deque()
         try:
             for run in runs:
-                ranking = run_ranking(run=run, numbers=numbers)
-                if pending is not None:
-                    yield pending.result()
-                pending = pool.submit(score, ranking)
-            if pending is not None:
-                yield pending.result()
-                pending = None
+                if len(pending) >= 2 * workers:
+                    yield pending.popleft().result()
+                pending.append(pool.submit(score, run_ranking(run=run, numbers=numbers)))
+            while pending:
+                yield pending.popleft().result()
         finally:
-            if pending is not None:
-                pending.cancel()
+            for future in pending:
+                future.cancel()
 
 
 # ------------------------------------------------------------------------- stored evaluations

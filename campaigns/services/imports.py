@@ -22,9 +22,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from campaigns.errors import CampaignDataError, ImportRefused
-from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
+from campaigns.models import Campaign, Document, Group, Run, RunArrays, RunDocument, Topic
 from campaigns.selectors import campaign_taken_tags, documents_stored
 from campaigns.services.bulk import columns_of
+from campaigns.stored_runs import arrays_blob
 from campaigns.validation import (
     DOCNO_MAX_LENGTH,
     TOPIC_ID_CHECKS,
@@ -310,6 +311,9 @@ class _RunLines:
             _copy_rows(self.table, self.columns, run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
         else:
             _insert_rows(self.table, self.columns, run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
+        run_ids = np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64)
+        block = arrays_blob(run_ids, sizes, ranked.docnos, ranked.scores)
+        RunArrays.objects.create(run=run, data=block)
 
     def finish(self) -> None:
         """Rebuild what was dropped (every line is in): the indexes check their constraints again."""

@@ -298,3 +298,39 @@ def test_a_bulk_import_on_postgresql_rebuilds_its_indexes_and_still_enforces_the
     topic = Topic.objects.get(campaign=campaign, number="51")
     with pytest.raises(IntegrityError), transaction.atomic():  # the docno constraint is back
         RunDocument.objects.create(run=run, topic=topic, rank=9, docno="d1", score=0.0)
+
+
+def test_a_run_reads_back_the_same_from_its_arrays_and_from_its_lines(
+    campaign: Campaign, runs_dir: Path
+) -> None:
+    from campaigns.models import RunArrays
+
+    rng = np.random.default_rng(11)
+    lines = []
+    for topic in ("51", "52", "53"):
+        for rank, d in enumerate(rng.permutation(200).tolist(), start=1):
+            score = float(rng.integers(0, 20)) / 7 + 1e-13 * rank  # ties, and scores only a double holds
+            lines.append(f"{topic} Q0 D{d}{'x' * (d % 4)} {rank} {score!r} arr")
+    path = write(runs_dir, "arr.run", "\n".join(lines) + "\n")
+    run = run_import(campaign=campaign, path=path)
+    assert RunArrays.objects.filter(run=run).exists()  # the import wrote the block
+    expected = read_run(path)
+    from_block = {d: run_ranking(run=run, depth=d) for d in (None, 1, 7)}
+    RunArrays.objects.filter(run=run).delete()  # as a run imported before the block existed
+    from_lines = {d: run_ranking(run=run, depth=d) for d in (None, 1, 7)}
+    for d in (None, 1, 7):
+        a, b = from_block[d], from_lines[d]
+        assert a.topics == b.topics == expected.topics
+        assert a.offsets.tolist() == b.offsets.tolist()
+        assert a.docnos.tolist() == b.docnos.tolist()
+        assert a.scores.tobytes() == b.scores.tobytes()  # bit for bit
+        for topic in a.topics:
+            assert a.ranking(topic) == expected.ranking(topic)[: d or None]
+
+
+def test_a_deleted_topic_leaves_the_runs_arrays_too(campaign: Campaign, runs_dir: Path) -> None:
+    run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
+    Topic.objects.filter(campaign=campaign, number="52").delete()
+    ranking = run_ranking(run=run)
+    assert ranking.topics == ("51",)
+    assert len(ranking) == 3
