@@ -12,6 +12,7 @@ one of its fields) recreates it as a rowid table, which stays correct, only slow
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.db import migrations
@@ -20,7 +21,9 @@ TABLE = "pooling_rundocument"
 CLAUSE = " WITHOUT ROWID"
 
 
-def _rebuild(schema_editor: Any, clustered: bool) -> None:
+def rebuild_table(schema_editor: Any, transform: Callable[[str], str]) -> None:
+    """SQLite: recreate the run lines' table from ``transform(its CREATE TABLE statement)``,
+    rows and indexes kept (nothing happens when the statement comes back unchanged)."""
     connection = schema_editor.connection
     if connection.vendor != "sqlite":
         return
@@ -30,14 +33,14 @@ def _rebuild(schema_editor: Any, clustered: bool) -> None:
         if row is None:
             return
         sql = str(row[0]).rstrip()
-        if sql.upper().endswith(CLAUSE.strip()) == clustered:
+        body = transform(sql)
+        if body == sql:
             return  # already as wanted
         cursor.execute(
             "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s AND sql IS NOT NULL",
             [TABLE],
         )
         indexes = [str(r[0]) for r in cursor.fetchall()]
-        body = sql[: -len(CLAUSE.strip())].rstrip() if not clustered else sql + CLAUSE
         new = f"{TABLE}__rebuilt"
         create, n = re.subn(rf'^CREATE TABLE\s+"?{TABLE}"?', f'CREATE TABLE "{new}"', body, count=1)
         if n != 1:
@@ -50,6 +53,15 @@ def _rebuild(schema_editor: Any, clustered: bool) -> None:
         cursor.execute(f'ALTER TABLE "{new}" RENAME TO "{TABLE}"')
         for index in indexes:
             cursor.execute(index)
+
+
+def _rebuild(schema_editor: Any, clustered: bool) -> None:
+    def transform(sql: str) -> str:
+        if sql.upper().endswith(CLAUSE.strip()) == clustered:
+            return sql
+        return sql[: -len(CLAUSE.strip())].rstrip() if not clustered else sql + CLAUSE
+
+    rebuild_table(schema_editor, transform)
 
 
 def cluster(apps: Any, schema_editor: Any) -> None:
