@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 WEIGHTS = ("none", "linear", "quadratic")
 LEVELS = ("nominal", "ordinal")
@@ -295,6 +294,10 @@ def _table(table: np.ndarray | Sequence[Sequence[int]]) -> np.ndarray:
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
+    # imported here: scipy.stats costs about 0.45 s to import, which every process loading the
+    # Django apps (every manage.py command, every worker) would otherwise pay
+    from scipy import stats
+
     return float(stats.norm.ppf(0.5 + confidence / 2.0))
 
 
