@@ -279,6 +279,10 @@ def _qrels_results(
     design: str,
 ) -> Iterator[RunResult]:
     measures = _parse(opts, specs, design)
+    if len(runs) > 1:
+        from trec.arrow_runs import preload
+
+        preload()  # pyarrow's reader for the judgments too (evaluate_files reads the runs with it)
     try:
         if design == "prel":
             judgments = Judgments.from_prel(read_prel(opts["qrels"]))

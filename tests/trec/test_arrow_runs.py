@@ -180,3 +180,17 @@ def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> Non
         assert read_run_fast(path, "r") is None
         run = read_run(path)
     assert run.docnos.tolist() == [b"a"] and np.array_equal(run.scores, [1.0])
+
+
+@pytest.mark.parametrize("offset", [-2, -1, 0, 1])
+def test_the_layout_check_sees_two_separators_across_its_slices(offset: int) -> None:
+    """The check reads a file in slices: an empty field straddling two of them is still found."""
+    from trec.arrow_runs import SLICE, _plain_separators
+
+    def check(text: bytes) -> bool:
+        return _plain_separators(np.frombuffer(text, dtype=np.uint8), text.count(b"\n"))
+
+    # six fields, the second empty: its two spaces at SLICE - 1 and SLICE when offset is 0
+    first = b"A" * (SLICE - 1 + offset)
+    assert not check(first + b"  b c d e\n")
+    assert check(first + b" x b c d e\n")  # the same line with the field filled passes
