@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from pooling import fastread
 from pooling.fastread import TopRun
 from pooling.spec import PoolSpec
@@ -374,24 +376,39 @@ def _build_depth(opts: dict[str, Any], spec: PoolSpec, stdout: TextOut, stderr: 
 def _write_sorted(built: fastread.DepthPool, path: str) -> bool:
     """Write the pool as qrels (rel -1) from its documents in (topic, docno) order, as write_qrels
     writes them; False (nothing written) when a docno is not UTF-8, which write_qrels reports."""
-    pool, docnos = built.pool, built.by_docno
-    chunks: list[bytes] = []
-    for i, topic in enumerate(pool.topics):
-        a, b = int(pool.offsets[i]), int(pool.offsets[i + 1])
-        if a == b:
-            continue
-        head = f"{topic} 0 ".encode()
-        chunks.append(head + (b" -1\n" + head).join(docnos[a:b].tolist()) + b" -1\n")
+    pool = built.pool
+    text = _qrels_bytes(pool.topics, pool.offsets, built.by_docno)
     try:
-        text = b"".join(chunks).decode("utf-8")
+        decoded = text.decode("utf-8")
     except UnicodeDecodeError:
         return False
     try:
         with open_text_out(path) as fh:
-            fh.write(text)
+            fh.write(decoded)
     except OSError as exc:
         raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     return True
+
+
+def _qrels_bytes(topics: Sequence[str], offsets: np.ndarray, docnos: np.ndarray) -> bytes:
+    """``topic 0 docno -1`` lines, built as one byte matrix (a row a line, its unused tail
+    masked out) rather than a Python string per line."""
+    n = len(docnos)
+    if n == 0:
+        return b""
+    heads = np.array([f"{t} 0 ".encode() for t in topics], dtype=bytes)
+    head_per_line = np.repeat(heads, np.diff(offsets))
+    tail = np.full(n, b" -1\n", dtype="S4")
+    parts = [head_per_line, np.asarray(docnos), tail]
+    widths = [p.dtype.itemsize for p in parts]
+    matrix = np.empty((n, sum(widths)), dtype=np.uint8)
+    col = 0
+    for part, width in zip(parts, widths, strict=True):
+        matrix[:, col : col + width] = np.ascontiguousarray(part).view(np.uint8).reshape(n, width)
+        col += width
+    # a fixed-width value is its bytes then NUL padding, and no value holds a NUL (the readers
+    # refuse control bytes): the line is the row's non-NUL bytes, in order
+    return matrix[matrix != 0].tobytes()
 
 
 def _report(pool: PoolSelection, opts: dict[str, Any], stdout: TextOut) -> None:
