@@ -11,7 +11,6 @@ issue's target: the API within 10% of the command's time.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_evaluate import MEASURES, ROOT, generate_in_child
+from harness import workload_parser
 
 API_SCRIPT = textwrap.dedent(
     """
@@ -43,16 +43,9 @@ def once(cmd: list[str]) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--topics", type=int, default=50)
-    parser.add_argument("--depth", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
+    parser = workload_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (each times both)")
     parser.add_argument("--in-process", action="store_true", help="also time both inside this process")
-    parser.add_argument("--workdir", type=Path, default=None, help="keep (or reuse) the generated files here")
     args = parser.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-api-"))
     runs = [str(p) for p in generate_in_child(workdir, args.runs, args.topics, args.depth, args.seed)]

@@ -155,38 +155,30 @@ def generate_in_child(workdir: Path, n_runs: int, n_topics: int, depth: int, see
     return sorted((workdir / "runs").glob("*.run"))
 
 
-PYTREC_SCRIPT = textwrap.dedent(
-    """
-    import sys, pytrec_eval
-    qrels_path, runs = sys.argv[1], sys.argv[2:]
-    with open(qrels_path) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "infAP", "ndcg", "P.10"})
-    for path in runs:
-        with open(path) as f:
-            run = pytrec_eval.parse_run(f)
-        res = evaluator.evaluate(run)
-        for m in ("map", "bpref", "infAP", "ndcg", "P_10"):
-            vals = [v[m] for v in res.values()]
-            print(path, m, sum(vals) / len(vals))
-    """
+# pytrec_eval's own parsers and one evaluator, each run parsed and evaluated in turn
+_PYTREC_LOOP = """
+import sys, pytrec_eval
+qrels_path, runs = sys.argv[1], sys.argv[2:]
+with open(qrels_path) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "infAP", "ndcg", "P.10"})
+for path in runs:
+    with open(path) as f:
+        run = pytrec_eval.parse_run(f)
+"""
+
+PYTREC_SCRIPT = _PYTREC_LOOP + (
+    "    res = evaluator.evaluate(run)\n"
+    '    for m in ("map", "bpref", "infAP", "ndcg", "P_10"):\n'
+    "        vals = [v[m] for v in res.values()]\n"
+    "        print(path, m, sum(vals) / len(vals))\n"
 )
 
 # per topic, for the value check only (untimed)
-PYTREC_PER_TOPIC_SCRIPT = textwrap.dedent(
-    """
-    import sys, pytrec_eval
-    qrels_path, runs = sys.argv[1], sys.argv[2:]
-    with open(qrels_path) as f:
-        qrels = pytrec_eval.parse_qrel(f)
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "bpref", "infAP", "ndcg", "P.10"})
-    for path in runs:
-        with open(path) as f:
-            run = pytrec_eval.parse_run(f)
-        for topic, values in evaluator.evaluate(run).items():
-            for m, v in values.items():
-                print(path, m, topic, repr(v))
-    """
+PYTREC_PER_TOPIC_SCRIPT = _PYTREC_LOOP + (
+    "    for topic, values in evaluator.evaluate(run).items():\n"
+    "        for m, v in values.items():\n"
+    "            print(path, m, topic, repr(v))\n"
 )
 
 IR_MEASURES_SCRIPT = textwrap.dedent(
@@ -612,13 +604,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--xinf-runs", type=int, default=10, help="both xinf tools on the first N runs (0: all; default 10)"
     )
     parser.add_argument("--with-ir-measures", action="store_true", help="time ir_measures too (slow)")
-    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
-    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     harness.add_load_argument(parser)
     args = parser.parse_args(argv)
-    if args.repeat:
-        args.rounds = args.repeat
     return args
 
 

@@ -18,7 +18,6 @@ for the default 5M lines).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sqlite3
@@ -155,18 +154,7 @@ def summary_row(result: Result, load: str, expected: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, object]]:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--topics", type=int, default=50)
-    parser.add_argument("--depth", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument(
-        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
-    )
-    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
-    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
+    parser = bench_evaluate.harness.workload_parser(__doc__)
     bench_evaluate.harness.add_load_argument(parser)
     parser.add_argument("--databases", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
     parser.add_argument(
@@ -175,7 +163,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, object]]:
         help=f"a PostgreSQL server URL allowed to create and drop the database {BENCH_DB}",
     )
     args = parser.parse_args(argv)
-    rounds = max(1, args.repeat or args.rounds)
+    rounds = max(1, args.rounds)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-import-"))
     workdir.mkdir(parents=True, exist_ok=True)
     runs = ensure_workload(workdir, args.runs, args.topics, args.depth, args.seed)

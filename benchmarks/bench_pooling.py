@@ -296,12 +296,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--peer-rounds", type=int, default=1, help="rounds of the slow peers (plain Python, trectools)"
     )
     parser.add_argument("--no-peers", action="store_true", help="skip plain Python and trectools")
-    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
-    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # old name of --rounds
     harness.add_load_argument(parser)
     args = parser.parse_args(argv)
-    if args.repeat:
-        args.rounds = args.repeat
     return args
 
 

@@ -32,7 +32,14 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 # run as a script, this folder is on sys.path: the workload generator and the timing harness
 import bench_evaluate  # noqa: E402
-from harness import Contender, add_load_argument, command_line, measure_under_loads, ratio  # noqa: E402
+from harness import (  # noqa: E402
+    Contender,
+    add_load_argument,
+    command_line,
+    measure_under_loads,
+    ratio,
+    workload_parser,
+)
 
 BENCH_DB = "workbench_bench_stored"
 CAMPAIGN = "bench"
@@ -59,15 +66,12 @@ def database_env(database: str, workdir: Path, server_url: str) -> dict[str, str
 
 
 def fresh_database(database: str, workdir: Path, server_url: str) -> None:
-    if database == "sqlite":
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{workdir / 'bench_stored.sqlite3'}{suffix}").unlink(missing_ok=True)
-        return
-    import psycopg
+    drop_database(database, workdir, server_url)
+    if database != "sqlite":
+        import psycopg
 
-    with psycopg.connect(server_url, autocommit=True) as con:
-        con.execute(f"DROP DATABASE IF EXISTS {BENCH_DB}")
-        con.execute(f"CREATE DATABASE {BENCH_DB}")
+        with psycopg.connect(server_url, autocommit=True) as con:
+            con.execute(f"CREATE DATABASE {BENCH_DB}")
 
 
 def drop_database(database: str, workdir: Path, server_url: str) -> None:
@@ -167,23 +171,13 @@ def check_values(stored_json: Path, files_json: Path) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--topics", type=int, default=50)
-    parser.add_argument("--depth", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument(
-        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
-    )
+    parser = workload_parser(__doc__)
     parser.add_argument("--databases", default="sqlite", help="comma-separated: sqlite, postgres")
     parser.add_argument(
         "--postgres",
         default=os.environ.get("WORKBENCH_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres"),
         help=f"a PostgreSQL server URL allowed to create and drop the database {BENCH_DB}",
     )
-    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
     parser.add_argument("--evaluate-stored", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--store-qrels", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--out", default=None, help=argparse.SUPPRESS)

@@ -136,7 +136,23 @@ def load(kind: str) -> Iterator[None]:
         spinner.wait()
 
 
+def workload_parser(doc: str | None) -> argparse.ArgumentParser:
+    """An argument parser with the generated workload's size (bench_evaluate.py's generator):
+    ``--runs --topics --depth --seed --workdir``, defaults the campaign workload."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--workdir", type=Path, default=None, help="keep (and reuse) the generated files here"
+    )
+    return parser
+
+
 def add_load_argument(parser: argparse.ArgumentParser) -> None:
+    """The options every benchmark script shares: ``--load``, ``--rounds`` (``--repeat``, its old
+    name) and ``--summary-json`` (the criteria rows benchmarks/speed.py collects)."""
     parser.add_argument(
         "--load",
         choices=[*LOADS, "both"],
@@ -144,6 +160,8 @@ def add_load_argument(parser: argparse.ArgumentParser) -> None:
         help="measure with the other core idle, busy (a spinning process), or both (default)",
     )
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians are reported")
+    parser.add_argument("--repeat", dest="rounds", type=int, help=argparse.SUPPRESS)  # the old name
+    parser.add_argument("--summary-json", type=Path, default=None, help="write the criteria rows here")
 
 
 def loads_of(args: argparse.Namespace) -> list[str]:

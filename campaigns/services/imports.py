@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from django.db import DatabaseError, OperationalError, connection, transaction
@@ -307,10 +308,9 @@ class _RunLines:
         sizes = np.diff(ranked.offsets)
         topic_ids = np.repeat(np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64), sizes)
         ranks = np.arange(len(ranked), dtype=np.int64) - np.repeat(ranked.offsets[:-1], sizes) + 1
-        if self.vendor == "postgresql":
-            _copy_rows(self.table, self.columns, run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
-        else:
-            _insert_rows(self.table, self.columns, run.pk, topic_ids, ranks, ranked.docnos, ranked.scores)
+        lines = _Lines(topic_ids, ranks, ranked.docnos, ranked.scores)
+        write = _copy_rows if self.vendor == "postgresql" else _insert_rows
+        write(self.table, self.columns, run.pk, lines)
         run_ids = np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64)
         block = arrays_blob(run_ids, sizes, ranked.docnos, ranked.scores)
         RunArrays.objects.create(run=run, data=block)
@@ -386,15 +386,16 @@ def _pg_drop_indexes(table: str, expected_rows: int) -> list[str]:
     ]
 
 
-def _insert_rows(
-    table: str,
-    columns: str,
-    run_pk: int,
-    topic_ids: np.ndarray,
-    ranks: np.ndarray,
-    docnos: np.ndarray,
-    scores: np.ndarray,
-) -> None:
+class _Lines(NamedTuple):
+    """A run's lines to store, in canonical order: one entry per line in each array."""
+
+    topic_ids: np.ndarray
+    ranks: np.ndarray
+    docnos: np.ndarray
+    scores: np.ndarray
+
+
+def _insert_rows(table: str, columns: str, run_pk: int, lines: _Lines) -> None:
     """SQLite: multi-row INSERTs of :data:`SQLITE_ROWS_PER_STATEMENT` lines, a batch at a time.
 
     The parameters of a batch are one flat list filled column by column by slice assignment (C
@@ -407,13 +408,13 @@ def _insert_rows(
     head = f"INSERT INTO {table} ({columns}) VALUES "
     row = f"({int(run_pk)},?,?,?,?)"
     full = head + ",".join([row] * per)
-    for a in range(0, len(ranks), INSERT_BATCH):
-        b = min(len(ranks), a + INSERT_BATCH)
+    for a in range(0, len(lines.ranks), INSERT_BATCH):
+        b = min(len(lines.ranks), a + INSERT_BATCH)
         params: list[object] = [None] * (4 * (b - a))
-        params[0::4] = topic_ids[a:b].tolist()
-        params[1::4] = ranks[a:b].tolist()
-        params[2::4] = _as_text(docnos[a:b])
-        params[3::4] = scores[a:b].tolist()
+        params[0::4] = lines.topic_ids[a:b].tolist()
+        params[1::4] = lines.ranks[a:b].tolist()
+        params[2::4] = _as_text(lines.docnos[a:b])
+        params[3::4] = lines.scores[a:b].tolist()
         for c in range(0, b - a, per):
             d = min(b - a, c + per)
             sql = full if d - c == per else head + ",".join([row] * (d - c))
@@ -425,34 +426,26 @@ def _as_text(docnos: np.ndarray) -> list[str]:
     return list(map(bytes.decode, docnos.tolist()))
 
 
-def _copy_rows(
-    table: str,
-    columns: str,
-    run_pk: int,
-    topic_ids: np.ndarray,
-    ranks: np.ndarray,
-    docnos: np.ndarray,
-    scores: np.ndarray,
-) -> None:
+def _copy_rows(table: str, columns: str, run_pk: int, lines: _Lines) -> None:
     sql = f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)"
     # Django's cursor wrapper does not expose psycopg's copy(); the cursor it wraps does
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         copy.write(_COPY_SIGNATURE)
-        for a in range(0, len(ranks), INSERT_BATCH):
+        for a in range(0, len(lines.ranks), INSERT_BATCH):
             b = a + INSERT_BATCH
-            copy.write(_binary_records(run_pk, topic_ids[a:b], ranks[a:b], docnos[a:b], scores[a:b]))
+            part = _Lines(*(column[a:b] for column in lines))
+            copy.write(_binary_records(run_pk, part))
         copy.write(_COPY_TRAILER)
 
 
-def _binary_records(
-    run_pk: int, topic_ids: np.ndarray, ranks: np.ndarray, docnos: np.ndarray, scores: np.ndarray
-) -> bytes:
+def _binary_records(run_pk: int, lines: _Lines) -> bytes:
     """Rows in PostgreSQL's binary COPY format, built by numpy rather than row by row in Python.
 
     A binary row is a field count then (length, big-endian value) per field. The docno is the only
     variable-length field, so rows are built in one fixed-layout record array per docno length;
     the order of rows in a COPY does not matter.
     """
+    topic_ids, ranks, docnos, scores = lines
     width = docnos.dtype.itemsize
     chars = np.ascontiguousarray(docnos).view(np.uint8).reshape(len(docnos), width)
     lengths = (chars != 0).sum(axis=1)  # tokens never hold NUL bytes, so this is each docno's length
