@@ -146,7 +146,7 @@ def read_top(path: str, depth: int | None, name: str) -> TopRun | None:
     if depth is not None and depth < 0:
         raise ValueError(f"a depth must be 0 or more, found {depth}")
     data = _load(str(path))
-    cols = parse_plain(data) if data else None
+    cols = parse_plain(data, threads=True) if data else None
     if cols is None:
         return None
     qids, docnos, scores = cols.qids, cols.docnos, cols.scores

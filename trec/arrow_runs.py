@@ -57,6 +57,19 @@ def _options() -> tuple[Any, Any, Any] | None:
     return _OPTIONS
 
 
+_THREADED: tuple[Any, Any, Any] | None = None
+
+
+def _threaded_options(options: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+    global _THREADED
+    if _THREADED is None:
+        import pyarrow.csv as pcsv
+
+        read = pcsv.ReadOptions(column_names=_NAMES, use_threads=True, block_size=1 << 20)
+        _THREADED = (read, options[1], options[2])
+    return _THREADED
+
+
 def available() -> bool:
     """Whether pyarrow can be imported (and now is): the fast path can be taken."""
     return _options() is not None
@@ -174,9 +187,15 @@ def _plain_table(raw: bytes, options: tuple[Any, Any, Any], fields: int) -> Any:
     return table.combine_chunks()
 
 
-def parse_plain(raw: bytes) -> RunColumns | None:
-    """The columns of a run file's bytes when they are plainly laid out, else None."""
+def parse_plain(raw: bytes, *, threads: bool = False) -> RunColumns | None:
+    """The columns of a run file's bytes when they are plainly laid out, else None.
+
+    ``threads``: pyarrow parses the file's megabyte blocks on its own threads (for a caller
+    reading files on threads of one process, as build_pool does; forked workers, one file
+    each, parse on one thread)."""
     options = _options()
+    if options is not None and threads:
+        options = _threaded_options(options)
     table = _plain_table(raw, options, len(_NAMES)) if options is not None else None
     if table is None:
         return None
