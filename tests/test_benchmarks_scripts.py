@@ -185,8 +185,10 @@ def test_bench_evaluate_runs_end_to_end_on_a_tiny_workload(tmp_path: Path) -> No
     assert {bench_evaluate.PYTREC, bench_evaluate.PYARROW} <= set(by_peer)
     pytrec = by_peer[bench_evaluate.PYTREC]
     assert pytrec["load"] == "idle" and pytrec["met"] is None  # a custom size: information only
+    # the ratio is the peer's median over ours (not the inverse), from unrounded medians: the
+    # rounded seconds of the row give it back only to a few percent on this tiny workload
     assert float(str(pytrec["ratio"])) == pytest.approx(
-        float(str(pytrec["peer_s"])) / float(str(pytrec["ours_s"])), rel=0.01
+        float(str(pytrec["peer_s"])) / float(str(pytrec["ours_s"])), rel=0.05, abs=0.01
     )
     # the value check ran on the same files (differences only where pytrec_eval's floats tie)
     assert "means equal to pytrec_eval's" in str(pytrec["note"])
