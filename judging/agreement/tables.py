@@ -21,6 +21,8 @@ WEIGHTS = ("none", "linear", "quadratic")
 LEVELS = ("nominal", "ordinal")
 # 1 − P_e below this is taken as 0: κ = 0/0 is undefined, not ±huge from rounding noise.
 _EPS = 1e-12
+# Relative rounding allowance of a difference of sums of O(q²) terms (see _cohen_parts).
+_ULPS = 1024 * np.finfo(np.float64).eps
 
 
 class Confusion(NamedTuple):
@@ -178,10 +180,17 @@ def _cohen_parts(tables: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
     w_col = np.einsum("...i,ij->...j", row, w)  # w̄_.j = Σ_i p_i. w_ij
     k = kappa[..., None, None]
     spread = (p * (w - (w_row[..., :, None] + w_col[..., None, :]) * (1.0 - k)) ** 2).sum(axis=(-2, -1))
+    centre = (kappa - p_e * (1.0 - kappa)) ** 2
+    # The numerator is a difference of two sums of a few terms each. Where the variance is 0 in
+    # exact arithmetic (perfect agreement, a table with a single off-diagonal pattern) the
+    # floating-point difference is a few ulps either side of 0, and its square root would print
+    # as an SE of ~1e-8: a difference within rounding of its terms is taken as exactly 0.
+    numerator = spread - centre
+    numerator = np.where(np.abs(numerator) <= _ULPS * (np.abs(spread) + centre), 0.0, numerator)
     with np.errstate(invalid="ignore", divide="ignore"):
-        var = (spread - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
+        var = numerator / (n * (1.0 - p_e) ** 2)
     p_o, p_e, var = _if_items(n, p_o, p_e, var)
-    return p_o, p_e, np.maximum(var, 0.0)  # exact agreement gives 0 minus rounding noise
+    return p_o, p_e, np.maximum(var, 0.0)
 
 
 def _scott_parts(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -291,6 +300,11 @@ def _table(table: np.ndarray | Sequence[Sequence[int]]) -> np.ndarray:
     return t.astype(np.float64)
 
 
+def _wald(value: float, se: float, z: float, low: float = -1.0, high: float = 1.0) -> tuple[float, float]:
+    """value ± z·SE, clipped to the statistic's range [low, high] (κ and its kin: [−1, 1])."""
+    return float(np.clip(value - z * se, low, high)), float(np.clip(value + z * se, low, high))  # NaN stays NaN
+
+
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError("confidence must be between 0 and 1")
@@ -311,14 +325,14 @@ def cohen_kappa(
     SE² = [Σ p_ij (w_ij − (w̄_i. + w̄_.j)(1 − κ))² − (κ − P_e(1 − κ))²] / (n (1 − P_e)²),
     w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij: the non-null variance (FCE 1969; it is the
     delta method on the multinomial), not Cohen's 1960 approximation P_o(1 − P_o)/(n(1 − P_e)²).
-    CI = κ ± z·SE (Wald; not clipped to [−1, 1]). NaN when n = 0 or P_e = 1.
+    CI = κ ± z·SE (Wald), clipped to [−1, 1], κ's range. An SE that is 0 in exact arithmetic
+    (perfect agreement) is 0, not the square root of rounding noise. NaN when n = 0 or P_e = 1.
     """
     t = _table(table)
     p_o, p_e, var = _cohen_parts(t, agreement_weights(t.shape[0], weights))
     value = float(_corrected(p_o, p_e))
     se = float(np.sqrt(var)) if np.isfinite(value) else float("nan")
-    z = _z(confidence)
-    return Kappa(value, float(p_o), float(p_e), se, value - z * se, value + z * se)
+    return Kappa(value, float(p_o), float(p_e), se, *_wald(value, se, _z(confidence)))
 
 
 def pooled_kappa(table: np.ndarray | Sequence[Sequence[int]]) -> Kappa:
@@ -473,7 +487,7 @@ def table_agreements(
         p_o, p_e, var = (float(x[i]) for x in parts)
         value = float(_corrected(np.asarray(p_o), np.asarray(p_e)))
         se = float(np.sqrt(var)) if np.isfinite(value) else float("nan")
-        return Kappa(value, p_o, p_e, se, value - z * se, value + z * se)
+        return Kappa(value, p_o, p_e, se, *_wald(value, se, z))
 
     def plain(parts: tuple[np.ndarray, np.ndarray], i: int) -> Kappa:
         p_o, p_e = float(parts[0][i]), float(parts[1][i])

@@ -205,10 +205,38 @@ def test_a_single_disagreeing_item_gives_kappa_zero_and_a_single_agreeing_item_n
     assert math.isnan(cohen_kappa([[1, 0], [0, 0]]).value)
 
 
-def test_perfect_agreement_has_kappa_one_and_se_zero() -> None:
-    k = cohen_kappa([[10, 0], [0, 5]])
-    assert k.value == 1.0
-    assert k.se == pytest.approx(0.0, abs=1e-9)
+def test_perfect_agreement_has_kappa_one_and_an_se_of_exactly_zero() -> None:
+    # the variance is 0 in exact arithmetic; rounding used to leave ~1e-16 whose root is ~1e-8
+    for table, kind in [
+        ([[10, 0], [0, 5]], "none"),
+        ([[7, 0, 0], [0, 3, 0], [0, 0, 11]], "linear"),
+        ([[7, 0, 0], [0, 3, 0], [0, 0, 11]], "quadratic"),
+        ([[33, 0], [0, 17]], "none"),
+    ]:
+        k = cohen_kappa(table, kind)
+        assert (k.value, k.se, k.ci_low, k.ci_high) == (1.0, 0.0, 1.0, 1.0)
+
+
+def test_kappa_confidence_intervals_are_clipped_to_minus_one_and_one() -> None:
+    # κ = 0.8197 with SE 0.169: the Wald interval κ + 1.96·SE = 1.151 lies past κ's maximum
+    k = cohen_kappa([[5, 1], [0, 5]])
+    assert k.value + 1.959963984540054 * k.se > 1.0
+    assert k.ci_high == 1.0
+    assert k.ci_low == pytest.approx(k.value - 1.959963984540054 * k.se, abs=1e-12)
+    # and at the bottom: complete disagreement, P_o = 0, P_e = (6·5 + 5·6)/11² = 60/121
+    low = cohen_kappa([[0, 6], [5, 0]])
+    assert low.value == pytest.approx((0 - 60 / 121) / (1 - 60 / 121), abs=1e-12)
+    assert low.value - 1.959963984540054 * low.se < -1.0
+    assert low.ci_low == -1.0
+
+
+def test_cohen_kappa_se_matches_statsmodels_non_null_variance() -> None:
+    sm = pytest.importorskip("statsmodels.stats.inter_rater", reason="statsmodels is in the test extra")
+    for table in ([[20, 5, 1], [3, 15, 4], [0, 2, 10]], [[5, 1], [0, 5]], [[30, 2], [4, 9]]):
+        ours = cohen_kappa(table)
+        ref = sm.cohens_kappa(np.asarray(table))
+        assert ours.value == pytest.approx(ref.kappa, abs=1e-12)
+        assert ours.se == pytest.approx(ref.std_kappa, abs=1e-12)
 
 
 def test_confusion_matrix_uses_the_sorted_union_of_labels() -> None:
