@@ -133,7 +133,8 @@ def add_build_arguments(parser: ArgumentParser) -> None:
         dest="fmt",
         choices=["qrels", "prel", "mq"],
         default="qrels",
-        help="qrels with rel -1 (default), sample_eval prel with strata, Million Query prel with iprobs",
+        help="qrels with rel -1 (default), sample_eval prel with strata (every document of the strata; "
+        "the ones drawn for judging have 1 in the iter column, the others 0), Million Query prel with iprobs",
     )
     parser.add_argument(
         "--judgments",
@@ -418,6 +419,13 @@ def _report(pool: PoolSelection, opts: dict[str, Any], stdout: TextOut) -> None:
         f"{opts['strategy']} pool: {len(pool)} documents to judge over {len(pool.topics)} topics"
         f"{shown}; written to {opts['output']} ({opts['fmt']})\n"
     )
+    listed = len(pool.docnos)
+    if opts["fmt"] == "prel" and listed > len(pool):
+        stdout.write(
+            f"the prel lists all {listed} documents of the strata; the {len(pool)} drawn for judging "
+            "have 1 in its second (iter) column, the others 0 (sample_eval ignores that column). "
+            "Judge the drawn ones and put their grade in the last column; rel -1 stays 'not sampled'.\n"
+        )
 
 
 def _write(pool: PoolSelection, path: str, fmt: str, judgments: Qrels | None) -> None:

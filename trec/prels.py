@@ -26,6 +26,11 @@ class StratifiedPrel:
 
     qrels: Qrels
     strata: np.ndarray  # bytes labels aligned with qrels.docnos
+    # Which listed documents the design drew for judging, when the prel is written before the
+    # judgments are in (build_pool): sample_eval reads "rel >= 0" as "sampled and judged", so a
+    # drawn but unjudged document cannot be told from an unsampled one by its rel. write_prel
+    # marks the draw in the iter column, which sample_eval and trec_eval ignore: 1 drawn, 0 not.
+    drawn: np.ndarray | None = None
 
     @property
     def topics(self) -> tuple[str, ...]:
@@ -105,14 +110,17 @@ def read_mq_prel(path: PathLike) -> MQPrel:
 
 
 def write_prel(prel: StratifiedPrel, path: PathLike) -> None:
+    """``qid iter docno stratum rel``; iter is 1 for a document drawn for judging when ``prel.drawn``
+    says so, else 0 (sample_eval ignores the column: the draw travels with the file)."""
     q = prel.qrels
     with open_text_out(path) as fh:
         for i, topic in enumerate(q.topics):
             a, b = int(q.offsets[i]), int(q.offsets[i + 1])
-            for d, s, r in zip(
-                q.docnos[a:b].tolist(), prel.strata[a:b].tolist(), q.rels[a:b].tolist(), strict=False
+            marks = ["0"] * (b - a) if prel.drawn is None else ["01"[x] for x in prel.drawn[a:b].tolist()]
+            for d, m, s, r in zip(
+                q.docnos[a:b].tolist(), marks, prel.strata[a:b].tolist(), q.rels[a:b].tolist(), strict=False
             ):
-                fh.write(f"{topic} 0 {d.decode()} {s.decode()} {r}\n")
+                fh.write(f"{topic} {m} {d.decode()} {s.decode()} {r}\n")
 
 
 def write_mq_prel(prel: MQPrel, path: PathLike) -> None:

@@ -302,7 +302,8 @@ def _table(table: np.ndarray | Sequence[Sequence[int]]) -> np.ndarray:
 
 def _wald(value: float, se: float, z: float, low: float = -1.0, high: float = 1.0) -> tuple[float, float]:
     """value ± z·SE, clipped to the statistic's range [low, high] (κ and its kin: [−1, 1])."""
-    return float(np.clip(value - z * se, low, high)), float(np.clip(value + z * se, low, high))  # NaN stays NaN
+    # np.clip keeps NaN (an undefined κ) NaN, where max()/min() would return the bound
+    return float(np.clip(value - z * se, low, high)), float(np.clip(value + z * se, low, high))
 
 
 def _z(confidence: float) -> float:

@@ -17,7 +17,7 @@ from pooling.strategies.rankings import NO_RANK, Rankings
 from trec.runs import RankedRun
 
 RunsLike = Sequence[RankedRun] | Rankings
-FUSIONS = ("rrf", "combsum", "combmnz", "borda", "rbp")
+FUSIONS = ("rrf", "combsum", "combmnz", "borda", "borda-longest", "rbp")
 
 
 def as_rankings(
@@ -198,8 +198,15 @@ def fused_scores(rk: Rankings, method: str, *, rrf_k: float = 60.0, rbp_p: float
     * ``combsum``: sum of the run's scores min-max normalized per run and topic over the
       considered depth (Fox & Shaw 1994, Lee 1997); a ranking whose scores are all equal gives 1.
     * ``combmnz``: CombSUM times the number of runs retrieving the document.
-    * ``borda``: sum of n - rank + 1, with n the longest considered ranking of the topic, so
-      every run's first document is worth the same; a run not retrieving a document gives it 0.
+    * ``borda``: Borda-fuse (Aslam & Montague 2001, "Models for metasearch", SIGIR §3.1; as
+      ranx's ``bordafuse``). With n the number of candidates of the topic (the documents any
+      considered run retrieved for it within the depth), a run gives its document at rank r
+      n - r + 1 points and shares the points left, (n - L) + ... + 1, equally among the n - L
+      candidates it did not retrieve (L its length): (n - L + 1) / 2 each. A run with no list
+      for the topic gives every candidate (n + 1) / 2, which changes no order.
+    * ``borda-longest``: the plain Borda count this workbench used before Borda-fuse: n is the
+      longest considered ranking of the topic, so every run's first document is worth the same,
+      and a run not retrieving a document gives it 0 (it favours documents many runs retrieve).
     * ``rbp``: sum of RBP weights (1 - p) p^(rank - 1): Moffat, Webber & Zobel (2007), method A.
     """
     rank = rk.rank.astype(np.float64)
@@ -210,6 +217,8 @@ def fused_scores(rk: Rankings, method: str, *, rrf_k: float = 60.0, rbp_p: float
             raise ValueError("RBP's persistence p must be in (0, 1)")
         contrib = (1.0 - rbp_p) * rbp_p ** (rank - 1.0)
     elif method == "borda":
+        return _borda_fuse(rk)
+    elif method == "borda-longest":
         longest = np.zeros(len(rk.topics), dtype=np.int64)
         np.maximum.at(longest, rk.topic, rk.rank)
         contrib = (longest[rk.topic] - rk.rank + 1).astype(np.float64)
@@ -221,6 +230,27 @@ def fused_scores(rk: Rankings, method: str, *, rrf_k: float = 60.0, rbp_p: float
     if method == "combmnz":
         fused *= rk.retrieved_by()
     return fused
+
+
+def _borda_fuse(rk: Rankings) -> np.ndarray:
+    """Aslam & Montague's Borda-fuse points of every candidate (see :func:`fused_scores`).
+
+    Summed as: each entry's n - r + 1 minus the share its run would have given the document had
+    it not retrieved it, plus every run's share to every candidate of the topic.
+    """
+    ntopics = len(rk.topics)
+    candidates = np.bincount(rk.doc_topic, minlength=ntopics).astype(np.float64)
+    runs = np.unique(rk.run)
+    if len(rk.doc) == 0:
+        return np.zeros(rk.n_docs, dtype=np.float64)
+    run_pos = np.searchsorted(runs, rk.run)
+    counts = np.bincount(run_pos * ntopics + rk.topic, minlength=len(runs) * ntopics)
+    lengths = counts.reshape(len(runs), ntopics).astype(np.float64)
+    share = (candidates[None, :] - lengths + 1.0) / 2.0  # per (run, topic), to each unretrieved doc
+    n = candidates[rk.topic]
+    contrib = (n - rk.rank + 1.0) - share[run_pos, rk.topic]
+    fused = np.bincount(rk.doc, weights=contrib, minlength=rk.n_docs)
+    return fused + share.sum(axis=0)[rk.doc_topic]
 
 
 def _minmax(rk: Rankings) -> np.ndarray:

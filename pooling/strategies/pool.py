@@ -109,10 +109,18 @@ class PoolSelection:
         return qrels_from_arrays(self._qids(rows), self.docnos[rows], self._grades(rows, judgments))
 
     def to_prel(self, judgments: Qrels | None = None) -> StratifiedPrel:
-        """A sample_eval prel: every listed document with its stratum; rel -1 unless sampled and judged."""
+        """A sample_eval prel: every listed document with its stratum; rel -1 unless sampled and judged.
+
+        ``drawn`` marks the documents the design drew for judging (written in the iter column),
+        so the prel carries the sample before any judgment is in.
+        """
         rows = np.arange(len(self.docnos))
         qrels = qrels_from_arrays(self._qids(rows), self.docnos, self._grades(rows, judgments))
-        return StratifiedPrel(qrels=qrels, strata=_align(qrels, self, self.stratum_labels()))
+        return StratifiedPrel(
+            qrels=qrels,
+            strata=_align(qrels, self, self.stratum_labels()),
+            drawn=_align(qrels, self, self.sampled),
+        )
 
     def to_mq_prel(self, judgments: Qrels | None = None) -> MQPrel:
         """A Million Query prel: the sampled documents with their inclusion probability."""

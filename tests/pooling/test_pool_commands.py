@@ -104,6 +104,38 @@ def test_build_pool_stratified_prel_and_mq_prel(files: dict[str, Path], tmp_path
     assert sorted(p for d, p in probs.items() if d in (b"c", b"d", b"e", b"f")) == [0.5, 0.5]
 
 
+def drawn_in_prel(path: Path) -> set[tuple[str, str]]:
+    """(topic, docno) of the lines whose iter column marks them drawn for judging."""
+    rows = [line.split() for line in path.read_text().splitlines()]
+    assert {r[1] for r in rows} <= {"0", "1"}
+    return {(r[0], r[2]) for r in rows if r[1] == "1"}
+
+
+def test_a_stratified_prel_written_before_judging_carries_the_draw(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    runs = [str(files["a"]), str(files["b"])]
+    common = ["--strategy", "stratified", "--strata", "1,4", "--rates", "1,0.5"]
+    draws = {}
+    for seed in ("1", "2", "3", "4"):
+        prel_path, qrels_path = tmp_path / f"{seed}.prel", tmp_path / f"{seed}.qrels"
+        out, _ = call(
+            "build_pool", *common, "--seed", seed, "--format", "prel", "--output", str(prel_path), *runs
+        )
+        call("build_pool", *common, "--seed", seed, "--output", str(qrels_path), *runs)
+        # every document of the strata is listed, unjudged; the sample is the iter column's 1s
+        prel = read_prel(prel_path)
+        assert len(prel.qrels) == 9 and set(prel.qrels.rels.tolist()) == {-1}
+        drawn = drawn_in_prel(prel_path)
+        sample = read_qrels(qrels_path).as_dict()
+        assert drawn == {(t, d) for t, docs in sample.items() for d in docs}  # the same draw
+        assert "drawn for judging have 1 in its second (iter) column" in out
+        draws[seed] = frozenset(drawn)
+    # stratum 2 of topic 1 (c, d, e, f at rate 0.5) is a different pair for some seeds: so are the files
+    assert len(set(draws.values())) > 1
+    assert len({(tmp_path / f"{s}.prel").read_bytes() for s in draws}) == len(set(draws.values()))
+
+
 def test_the_prel_built_from_judgments_evaluates_with_xinfap(files: dict[str, Path], tmp_path: Path) -> None:
     prel = tmp_path / "pool.prel"
     call(

@@ -124,10 +124,17 @@ def test_fused_scores_follow_each_formula(runs: list[RankedRun]) -> None:
     assert rbp[doc["a"]] == pytest.approx(0.625)
     assert rbp[doc["b"]] == pytest.approx(1.0)
     borda = fused_scores(rk, "borda")
+    # Borda-fuse: topic 1 has n = 8 candidates (a..h); rank r is worth 8 - r + 1, and a run of
+    # length L shares (8 - L + 1)/2 with each document it did not retrieve: A and B 2.5, C 3
+    assert borda[doc["a"]] == 8 + 6 + 3  # A rank 1, B rank 3, C none
+    assert borda[doc["b"]] == 7 + 8 + 7  # A rank 2, B rank 1, C rank 2
+    assert borda[doc["h"]] == 2.5 + 2.5 + 6  # C rank 3 only
+    assert borda[doc["g"]] == 2.5 + 2.5 + 8
+    longest = fused_scores(rk, "borda-longest")
     # longest topic-1 ranking has 4 docs: rank r is worth 4 - r + 1; a 4 + 2, b 3 + 4 + 3, h 2
-    assert borda[doc["a"]] == 6
-    assert borda[doc["b"]] == 10
-    assert borda[doc["h"]] == 2
+    assert longest[doc["a"]] == 6
+    assert longest[doc["b"]] == 10
+    assert longest[doc["h"]] == 2
     combsum = fused_scores(rk, "combsum")
     # min-max per run: A a 1, b 2/3; B b 1, a (6-2)/(10-2) = 0.5; C b (0.5-0.1)/(0.9-0.1) = 0.5
     assert combsum[doc["a"]] == pytest.approx(1 + 0.5)
@@ -137,6 +144,17 @@ def test_fused_scores_follow_each_formula(runs: list[RankedRun]) -> None:
     # times the number of runs retrieving: a 2, b 3
     assert combmnz[doc["a"]] == pytest.approx(2 * 1.5)
     assert combmnz[doc["b"]] == pytest.approx(3 * (2 / 3 + 1.5))
+
+
+def test_borda_fuse_shares_the_points_left_among_unretrieved_documents() -> None:
+    # Aslam & Montague's example shape: one run ranks A, B, C, E; another retrieves only D.
+    # Borda-fuse, n = 5 candidates: run 1 gives A 5, B 4, C 3, E 2 and D (5 - 4 + 1)/2 = 1;
+    # run 2 gives D 5 and the four others (5 - 1 + 1)/2 = 2.5 each: A 7.5, B 6.5, D 6, C 5.5.
+    runs = [make_run("R1", {"1": ["A", "B", "C", "E"]}), make_run("R2", {"1": ["D"]})]
+    assert fusion_pool(runs, "borda", budget=2).to_judge("1") == ["A", "B"]
+    # The count from the longest list with nothing for unretrieved documents ties A and D at 4
+    # (best rank 1 each; docno breaks the tie) and pools {A, D}.
+    assert fusion_pool(runs, "borda-longest", budget=2).to_judge("1") == ["A", "D"]
 
 
 def test_rbp_persistence_changes_the_fused_order() -> None:
