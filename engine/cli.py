@@ -13,7 +13,19 @@ from engine.evaluate import Judgments, RunResult, evaluate_files
 from engine.measures.base import EvalOptions, Measure
 from engine.names import MeasureError, parse_measures, parse_trec_eval_measures
 from engine.output import Writer, comparison_csv, comparison_dict, comparison_json, comparison_text_lines
-from engine.significance import CORRECTIONS, TESTS, CompareSettings, ComparisonError, compare_runs, pair_count
+from engine.significance import (
+    ALL_TESTS,
+    ALTERNATIVES,
+    CORRECTIONS,
+    EXACT_MAX_TOPICS,
+    TESTS,
+    ZERO_METHODS,
+    CompareSettings,
+    ComparisonError,
+    compare_runs,
+    conventions,
+    pair_count,
+)
 from engine.zscores import read_zscores
 from trec import FormatError, read_mq_prel, read_prel, read_qrels, read_run
 from trec.cli import UsageError, run_command
@@ -418,8 +430,33 @@ def add_compare_arguments(parser: ArgumentParser) -> None:
     add("runs", nargs="+", help="two or more run files; a run is named after its file")
     add("-m", dest="measure", required=True, help="one measure: map, P.10, ndcg_cut.10, nDCG@10 ...")
     add("--baseline", help="compare every run with this one (name or path); default: all pairs")
-    add("--test", choices=[*TESTS, "all"], default="all", help="paired test (default all)")
-    add("--correction", choices=CORRECTIONS, default="holm", help="over the compared pairs (default holm)")
+    add(
+        "--test",
+        default="all",
+        type=_tests,
+        help=f"paired tests, comma-separated: {', '.join(ALL_TESTS)} or all (default all = "
+        f"{', '.join(TESTS)}); exact = the randomization test over all 2^n sign vectors "
+        f"(at most {EXACT_MAX_TOPICS} topics)",
+    )
+    add(
+        "--alternative",
+        choices=ALTERNATIVES,
+        default="two-sided",
+        help="of every paired test (default two-sided); greater: H1 a scores higher than b",
+    )
+    add(
+        "--zero-method",
+        choices=ZERO_METHODS,
+        default="wilcox",
+        help="Wilcoxon's zero differences: wilcox drops them first (default), pratt ranks then drops "
+        "them, zsplit splits their ranks between the signs",
+    )
+    add(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="over the compared pairs (default holm; bh and by: Benjamini-Hochberg and -Yekutieli FDR)",
+    )
     add("--alpha", type=float, default=0.05, help="significance level (default 0.05); the CI is 1 - alpha")
     add("--permutations", type=int, default=10_000, help="randomization and randomised Tukey trials")
     add("--bootstrap", type=int, default=10_000, help="bootstrap resamples for the CI (default 10000)")
@@ -448,7 +485,9 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
     by_path = {str(p): run_name_from_path(p) for p in opts["runs"]}
     settings = CompareSettings(
         baseline=by_path.get(baseline, baseline),
-        tests=TESTS if opts["test"] == "all" else (opts["test"],),
+        tests=opts["test"],
+        alternative=opts["alternative"],
+        zero_method=opts["zero_method"],
         correction=opts["correction"],
         alpha=opts["alpha"],
         permutations=opts["permutations"],
@@ -497,6 +536,21 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
         stdout.write("\n".join(comparison_text_lines(comparison, info, per_topic=per_topic)) + "\n")
 
 
+def _tests(spec: str) -> tuple[str, ...]:
+    """``--test``: "all" or a comma-separated list of test names."""
+    from argparse import ArgumentTypeError
+
+    if spec == "all":
+        return TESTS
+    names = tuple(dict.fromkeys(t.strip() for t in spec.split(",") if t.strip()))
+    unknown = [t for t in names if t not in ALL_TESTS]
+    if unknown or not names:
+        raise ArgumentTypeError(
+            f"unknown test(s) {', '.join(unknown) or spec!r}; choose from {', '.join(ALL_TESTS)}, all"
+        )
+    return names
+
+
 def _one_measure(spec: str) -> Measure:
     try:
         measures = parse_measures([spec])
@@ -527,4 +581,6 @@ def compare_main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = 
         description=COMPARE_HELP,
         add_arguments=add_compare_arguments,
         run=run_compare,
+        epilog="conventions (also printed with every result):\n"
+        + "\n".join(f"  - {text}" for text in conventions(CompareSettings())),
     )

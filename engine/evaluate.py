@@ -479,5 +479,3 @@ def evaluate_files(
         yield from ordered_map(lambda i: job(i + 1), len(paths) - 1, workers=workers, processes=True)
         return
     yield from ordered_map(job, len(paths), workers=workers, processes=False)
-
-

@@ -15,6 +15,7 @@ from trec.csvout import SafeWriter
 from trec.progress import TextOut
 
 if TYPE_CHECKING:  # scipy (behind significance) costs ~1 s to import: evaluate never needs it
+    from engine.effects import EffectSize
     from engine.significance import Comparison
 
 NAN_TEXT = "-nan"  # what trec_eval's printf("%6.4f") shows for its 0/0 (glibc on x86-64: sign bit set)
@@ -194,6 +195,8 @@ def comparison_dict(
     def num(value: float) -> float | None:
         return value if math.isfinite(value) or (keep_infinite and not math.isnan(value)) else None
 
+    from engine.significance import conventions
+
     m, s = c.matrix, c.settings
     out: dict[str, Any] = {
         "measure": m.measure,
@@ -206,7 +209,10 @@ def comparison_dict(
             "permutations": s.permutations,
             "bootstrap": s.resamples,
             "seed": s.seed,
+            "alternative": s.alternative,
+            "zero_method": s.zero_method,
         },
+        "conventions": conventions(s),
         "topics": list(m.topics),
         "dropped": {t: list(r) for t, r in m.dropped.items()},
         "runs": [{"run": r, "mean": num(float(v))} for r, v in zip(m.runs, m.means, strict=True)],
@@ -226,9 +232,33 @@ def comparison_dict(
                     }
                     for t, r in p.tests.items()
                 },
+                **({"effect": _effect_dict(p.effect, num)} if p.effect is not None else {}),
             }
             for p in c.pairs
         ],
+        "anova": [
+            {"source": r.source, "ss": num(r.ss), "df": r.df, "ms": num(r.ms), "f": num(r.f), "p": num(r.p)}
+            for r in c.anova
+        ],
+        "friedman": None
+        if c.friedman is None
+        else {
+            "chi2": num(c.friedman.chi2),
+            "df": c.friedman.df,
+            "p": num(c.friedman.p),
+            "mean_ranks": {r: num(v) for r, v in zip(c.friedman.runs, c.friedman.mean_ranks, strict=True)},
+            "nemenyi": [
+                {
+                    "a": q.a,
+                    "b": q.b,
+                    "rank_diff": num(q.rank_diff),
+                    "statistic": num(q.statistic),
+                    "p": num(q.p),
+                    "significant": q.significant,
+                }
+                for q in c.friedman.pairs
+            ],
+        },
         "tukey": [
             {
                 "method": t.method,
@@ -269,6 +299,21 @@ def comparison_dict(
     return out
 
 
+def _effect_dict(e: EffectSize, num: Any) -> dict[str, Any]:
+    return {
+        "n": e.n,
+        "mean": num(e.mean),
+        "mean_ci": [num(e.mean_ci[0]), num(e.mean_ci[1])],
+        "d_z": num(e.d_z),
+        "d_z_ci": [num(e.d_z_ci[0]), num(e.d_z_ci[1])],
+        "superiority": num(e.superiority),
+        "superiority_ci": [num(e.superiority_ci[0]), num(e.superiority_ci[1])],
+        "wins": e.wins,
+        "ties": e.ties,
+        "losses": e.losses,
+    }
+
+
 def comparison_json(c: Comparison, info: dict[str, Any], *, per_topic: bool) -> str:
     return json.dumps(comparison_dict(c, info, per_topic=per_topic), indent=2) + "\n"
 
@@ -285,7 +330,8 @@ def _cell(value: Any) -> Any:
 
 def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
     """Tidy rows under :data:`COMPARISON_CSV_COLUMNS` from :func:`comparison_dict`'s shape (stored
-    or fresh); ``section`` says what a row is: mean, dropped, pair, tukey, correlation, score."""
+    or fresh); ``section`` says what a row is: mean, dropped, pair, effect, anova, friedman, tukey,
+    correlation, score."""
 
     def row(section: str, **cells: Any) -> list[Any]:
         return [section] + [_cell(cells.get(col)) for col in COMPARISON_CSV_COLUMNS[1:]]
@@ -310,6 +356,33 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
                     significant=res["significant"],
                 )
             )
+        effect = p.get("effect")
+        if effect:
+            for name, key in (("mean_t", "mean"), ("d_z", "d_z"), ("superiority", "superiority")):
+                lo, hi = effect[f"{key}_ci"]
+                rows.append(
+                    row("effect", a=p["a"], b=p["b"], test=name, estimate=effect[key], ci_low=lo, ci_high=hi)
+                )
+            for name in ("wins", "ties", "losses"):
+                rows.append(row("effect", a=p["a"], b=p["b"], test=name, estimate=effect[name]))
+    for r in data.get("anova", []):
+        rows.append(row("anova", a=r["source"], test="anova", estimate=r["ss"], statistic=r["f"], p=r["p"]))
+    friedman = data.get("friedman")
+    if friedman:
+        rows.append(row("friedman", test="friedman", statistic=friedman["chi2"], p=friedman["p"]))
+        rows += [
+            row(
+                "friedman",
+                a=q["a"],
+                b=q["b"],
+                test="nemenyi",
+                estimate=q["rank_diff"],
+                statistic=q["statistic"],
+                p=q["p"],
+                significant=q["significant"],
+            )
+            for q in friedman["nemenyi"]
+        ]
     for tk in data.get("tukey", []):
         test = "tukey_anova" if tk["method"] == "two-way ANOVA" else "tukey_randomised"
         rows += [
@@ -386,6 +459,57 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
             )
     lines += text_table(rows, "llrrlrrrl")
 
+    if any(p.effect is not None for p in c.pairs):
+        lines += [
+            "",
+            f"effect sizes ({100 * (1 - s.alpha):g}% CIs): W/T/L = topics a wins/ties/loses; mean difference "
+            "(t CI); Cohen's d_z (noncentral t CI); P(a > b) (Wilson CI)",
+        ]
+        rows = [["a", "b", "W/T/L", "mean", "CI", "d_z", "CI", "P(a>b)", "CI"]]
+        for p in c.pairs:
+            e = p.effect
+            if e is None:
+                continue
+            rows.append(
+                [
+                    p.a,
+                    p.b,
+                    f"{e.wins}/{e.ties}/{e.losses}",
+                    _f(e.mean),
+                    _interval(e.mean_ci),
+                    _f(e.d_z),
+                    _interval(e.d_z_ci),
+                    _f(e.superiority),
+                    _interval(e.superiority_ci),
+                ]
+            )
+        lines += text_table(rows, "llrrrrrrr")
+
+    if c.anova:
+        lines += ["", "two-way ANOVA (systems x topics, topics as blocks; its residual MS is Tukey's MSE):"]
+        rows = [["source", "SS", "df", "MS", "F", "p"]]
+        rows += [
+            [r.source, f"{r.ss:.6g}", str(r.df), _g(r.ms), _g(r.f), "" if math.isnan(r.p) else _p(r.p)]
+            for r in c.anova
+        ]
+        lines += text_table(rows, "lrrrrr")
+
+    if c.friedman is not None:
+        fr = c.friedman
+        lines += [
+            "",
+            "Friedman's test over the runs' per-topic ranks (1 = best): "
+            f"chi2 {fr.chi2:.4f}, df {fr.df}, p {_p(fr.p)}",
+            "  mean ranks: " + ", ".join(f"{r} {v:.3f}" for r, v in zip(fr.runs, fr.mean_ranks, strict=True)),
+            f"Nemenyi post-hoc (family-wise; * = p < {s.alpha:g}):",
+        ]
+        rows = [["a", "b", "rank diff", "z", "p", ""]]
+        rows += [
+            [q.a, q.b, _f(q.rank_diff), _f(q.statistic), _p(q.p), "*" if q.significant else ""]
+            for q in fr.pairs
+        ]
+        lines += text_table(rows, "llrrrl")
+
     anova, rand = c.tukey
     lines += [
         "",
@@ -423,4 +547,15 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
     if per_topic:
         rows = [["topic", *m.runs]] + [[t, *map(_f, m.scores[:, j])] for j, t in enumerate(m.topics)]
         lines += ["", f"per-topic {m.measure}:", *text_table(rows, "l" + "r" * len(m.runs))]
+    from engine.significance import conventions
+
+    lines += ["", "conventions:", *(f"  - {text}" for text in conventions(s))]
     return lines
+
+
+def _interval(ci: tuple[float, float]) -> str:
+    return f"[{_f(ci[0])}, {_f(ci[1])}]"
+
+
+def _g(value: float) -> str:
+    return "" if math.isnan(value) else f"{value:.6g}"

@@ -13,13 +13,20 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from engine.effects import AnovaRow, EffectSize, Friedman, anova_two_way, effect_size, friedman_test
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.measures.base import EvalOptions
 from trec.runs import RankedRun
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
-CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+# Chosen by name only, never by "all": it enumerates 2^n sign vectors (n = topics, at most 22).
+EXACT = "exact"
+ALL_TESTS = (*TESTS, EXACT)
+CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
+ALTERNATIVES = ("two-sided", "greater", "less")  # greater: run a scores higher than run b
+ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+EXACT_MAX_TOPICS = 22
 
 # Scores come out of float arithmetic: two systems with the same AP on a topic can differ in the
 # 17th digit. Rounding differences keeps that noise from counting as a win for the sign test or
@@ -103,11 +110,12 @@ class PairTest:
     n: int
 
 
-def paired_t_test(d: np.ndarray) -> PairTest:
+def paired_t_test(d: np.ndarray, alternative: str = "two-sided") -> PairTest:
     """Student's paired t-test on the differences (scipy ``ttest_1samp(d, 0)`` = ``ttest_rel(a, b)``).
 
-    Degenerate cases scipy leaves as nan: all differences zero gives t = 0, p = 1 (no evidence);
-    all equal and non-zero gives t = ±inf, p = 0 (no variance around a non-zero mean).
+    Degenerate cases scipy leaves as nan: all differences zero gives t = 0, p = 1 (no evidence
+    in any direction); all equal and non-zero gives t = ±inf, p = 0 (no variance around a
+    non-zero mean), or 1 when a one-sided alternative points the other way.
     """
     from scipy import stats
 
@@ -117,33 +125,45 @@ def paired_t_test(d: np.ndarray) -> PairTest:
     if np.all(d == d[0]):
         if d[0] == 0:
             return PairTest(0.0, 1.0, n)
-        return PairTest(float(np.copysign(np.inf, d[0])), 0.0, n)
-    res = stats.ttest_1samp(d, 0.0)
+        t = float(np.copysign(np.inf, d[0]))
+        against = (alternative == "greater" and t < 0) or (alternative == "less" and t > 0)
+        return PairTest(t, 1.0 if against else 0.0, n)
+    res = stats.ttest_1samp(d, 0.0, alternative=alternative)
     return PairTest(float(res.statistic), float(res.pvalue), n)
 
 
-def wilcoxon_test(d: np.ndarray) -> PairTest:
-    """Wilcoxon signed-rank test, zero differences dropped first (Wilcoxon's own convention).
+def wilcoxon_test(d: np.ndarray, alternative: str = "two-sided", zero_method: str = "wilcox") -> PairTest:
+    """Wilcoxon signed-rank test; ``zero_method`` says what zero differences do.
 
-    Dropping the zeros ourselves lets scipy use the exact null distribution whenever there are
-    at most 50 differences and no tied |d| (given zeros, scipy would switch to the normal
-    approximation above 13). Tied |d| get mid-ranks and scipy's tie handling. The statistic is
-    the smaller of the two rank sums. No non-zero difference: W = 0, p = 1.
+    ``wilcox`` (default, Wilcoxon's own convention): zero differences are dropped first, so scipy
+    sees only the non-zero ones and uses the exact null distribution whenever there are at most
+    50 of them and no tied |d| (given the zeros, scipy would switch to the normal approximation
+    above 13): this is why p can differ from ``scipy.stats.wilcoxon(a, b)``. ``pratt`` (Pratt
+    1959) ranks the zeros with the others and then drops them; ``zsplit`` splits their ranks
+    between the two signs: both hand scipy every difference (``wilcoxon(d, zero_method=...)``).
+    Tied |d| get mid-ranks and scipy's tie handling. The statistic is scipy's: the smaller rank
+    sum two-sided, the sum of positive ranks one-sided. No non-zero difference: W = 0, p = 1.
     """
     from scipy import stats
 
+    if zero_method not in ZERO_METHODS:
+        raise ValueError(f"unknown zero method '{zero_method}' (one of {', '.join(ZERO_METHODS)})")
     nonzero = d[d != 0]
     if len(nonzero) == 0:
         return PairTest(0.0, 1.0, 0)
-    res = stats.wilcoxon(nonzero)
-    return PairTest(float(res.statistic), float(res.pvalue), len(nonzero))
+    if zero_method == "wilcox":
+        res = stats.wilcoxon(nonzero, alternative=alternative)
+        return PairTest(float(res.statistic), float(res.pvalue), len(nonzero))
+    res = stats.wilcoxon(d, zero_method=zero_method, alternative=alternative)
+    return PairTest(float(res.statistic), float(res.pvalue), len(d))
 
 
-def sign_test(d: np.ndarray) -> PairTest:
+def sign_test(d: np.ndarray, alternative: str = "two-sided") -> PairTest:
     """Sign test: wins of the first run among the topics where the runs differ, Binomial(n, 1/2).
 
     Ties (zero differences) are dropped, so n counts only the topics with a winner; the p-value
-    is scipy's exact two-sided ``binomtest``. The statistic is the number of wins.
+    is scipy's exact ``binomtest`` (two-sided: the sum of outcomes no likelier than the observed
+    one). The statistic is the number of wins.
     """
     from scipy import stats
 
@@ -151,7 +171,7 @@ def sign_test(d: np.ndarray) -> PairTest:
     n = wins + int(np.count_nonzero(d < 0))
     if n == 0:
         return PairTest(0.0, 1.0, 0)
-    return PairTest(float(wins), float(stats.binomtest(wins, n, 0.5).pvalue), n)
+    return PairTest(float(wins), float(stats.binomtest(wins, n, 0.5, alternative=alternative).pvalue), n)
 
 
 def _at_least(values: np.ndarray, observed: float | np.ndarray, scale: float) -> np.ndarray:
@@ -159,19 +179,30 @@ def _at_least(values: np.ndarray, observed: float | np.ndarray, scale: float) ->
     return values >= observed - 1e-9 * scale
 
 
-def randomization_test(d: np.ndarray, *, permutations: int = 10_000, rng: np.random.Generator) -> PairTest:
-    """Paired randomization (permutation) test of the mean difference, two-sided, Monte Carlo.
+def _extreme(signed: np.ndarray, total: float, scale: float, alternative: str) -> np.ndarray:
+    """Which sign-flipped sums Σ ±d are at least as extreme as the observed Σ d."""
+    if alternative == "greater":
+        return _at_least(signed, total, scale)
+    if alternative == "less":
+        return _at_least(-signed, -total, scale)
+    return _at_least(np.abs(signed), abs(total), scale)
+
+
+def randomization_test(
+    d: np.ndarray, *, permutations: int = 10_000, rng: np.random.Generator, alternative: str = "two-sided"
+) -> PairTest:
+    """Paired randomization (permutation) test of the mean difference, Monte Carlo.
 
     Under H0 the two runs' labels are exchangeable within a topic, i.e. each difference keeps or
-    flips its sign with probability 1/2. ``c`` counts the B random sign vectors whose |mean|
-    reaches the observed |mean|; p = (c + 1) / (B + 1), which counts the observed assignment and
-    so is never 0 (Phipson & Smyth 2010). The statistic is the observed mean difference.
+    flips its sign with probability 1/2. ``c`` counts the B random sign vectors whose sum is at
+    least as extreme as the observed one (|Σ ±d| >= |Σ d| two-sided; Σ ±d >= Σ d for "greater",
+    <= for "less"); p = (c + 1) / (B + 1), which counts the observed assignment and so is never 0
+    (Phipson & Smyth 2010). The statistic is the observed mean difference.
     """
     n = len(d)
     if n == 0:
         return PairTest(float("nan"), float("nan"), 0)
     total = float(d.sum())
-    observed = abs(total)
     scale = float(np.abs(d).sum())
     per = max(1, _BATCH // n)
     count = 0
@@ -180,22 +211,25 @@ def randomization_test(d: np.ndarray, *, permutations: int = 10_000, rng: np.ran
         b = min(per, permutations - done)
         # one random bit per topic says whether its difference keeps its sign: Σ ±d = 2·Σ kept − Σ d
         bits = np.unpackbits(np.frombuffer(rng.bytes((b * n + 7) // 8), dtype=np.uint8), count=b * n)
-        sums = np.abs(2.0 * (bits.reshape(b, n) @ d) - total)
-        count += int(np.count_nonzero(_at_least(sums, observed, scale)))
+        signed = 2.0 * (bits.reshape(b, n) @ d) - total
+        count += int(np.count_nonzero(_extreme(signed, total, scale, alternative)))
         done += b
     return PairTest(float(d.mean()), (count + 1) / (permutations + 1), n)
 
 
-def randomization_test_exact(d: np.ndarray) -> PairTest:
+def randomization_test_exact(d: np.ndarray, alternative: str = "two-sided") -> PairTest:
     """The same test over all 2^n sign vectors: p = c / 2^n exactly (the identity is among them)."""
     n = len(d)
-    if n > 22:
-        raise ValueError(f"exact enumeration of 2^{n} sign vectors is too large; use randomization_test")
+    if n > EXACT_MAX_TOPICS:
+        raise ValueError(
+            f"the exact randomization test enumerates 2^{n} sign vectors, too many above "
+            f"{EXACT_MAX_TOPICS} topics; use the Monte Carlo randomization test"
+        )
     codes = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n)
     signs = 1.0 - 2.0 * (codes & 1)
-    observed = abs(float(d.sum()))
-    count = int(np.count_nonzero(_at_least(np.abs(signs @ d), observed, float(np.abs(d).sum()))))
-    return PairTest(float(d.mean()) if n else float("nan"), count / 2**n, n)
+    total = float(d.sum())
+    extreme = _extreme(signs @ d, total, float(np.abs(d).sum()), alternative)
+    return PairTest(float(d.mean()) if n else float("nan"), int(np.count_nonzero(extreme)) / 2**n, n)
 
 
 def bootstrap_ci(
@@ -222,11 +256,13 @@ def bootstrap_ci(
 
 
 def adjust_p_values(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
-    """Family-wise (Holm, Bonferroni) or false-discovery-rate (Benjamini–Hochberg) adjusted p-values.
+    """Family-wise (Holm, Bonferroni) or false-discovery-rate (Benjamini–Hochberg, –Yekutieli) adjusted p.
 
     With m finite p-values p_(1) <= ... <= p_(m): Bonferroni min(1, m·p); Holm (1979)
-    max_{j<=i} min(1, (m − j + 1)·p_(j)); BH (1995) min_{j>=i} min(1, m·p_(j)/j) (scipy's
-    ``false_discovery_control``). nan p-values (untestable pairs) stay nan and are not counted in m.
+    max_{j<=i} min(1, (m − j + 1)·p_(j)); BH (1995) min_{j>=i} min(1, m·p_(j)/j); BY (2001) the
+    BH values times c(m) = Σ_{i=1..m} 1/i, valid under any dependence between the tests (scipy's
+    ``false_discovery_control`` for both). nan p-values (untestable pairs) stay nan and are not
+    counted in m.
     """
     from scipy import stats
 
@@ -248,7 +284,7 @@ def adjust_p_values(p: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
         adj[order] = np.minimum(1.0, steps)
         out[ok] = adj
     else:
-        out[ok] = stats.false_discovery_control(q, method="bh")
+        out[ok] = stats.false_discovery_control(q, method=method)
     return out
 
 
@@ -468,6 +504,8 @@ class CompareSettings:
     permutations: int = 10_000  # randomization test and randomised Tukey HSD trials
     resamples: int = 10_000  # bootstrap
     seed: int = 0
+    alternative: str = "two-sided"  # of every paired test: "greater" = run a scores higher than b
+    zero_method: str = "wilcox"  # Wilcoxon's treatment of zero differences
 
 
 @dataclass(frozen=True)
@@ -479,6 +517,7 @@ class PairComparison:
     tests: dict[str, PairTest]
     adjusted: dict[str, float]
     significant: dict[str, bool]  # adjusted p < alpha
+    effect: EffectSize | None = None  # effect sizes with CIs at 1 − alpha, wins/ties/losses
 
 
 @dataclass(frozen=True)
@@ -488,12 +527,22 @@ class Comparison:
     pairs: list[PairComparison]
     tukey: list[TukeyHSD]
     correlations: list[RankCorrelation]
+    anova: list[AnovaRow] = field(default_factory=list)  # the two-way ANOVA behind Tukey HSD
+    friedman: Friedman | None = None  # with Nemenyi's post-hoc; None below 3 runs
 
 
 def _validate(settings: CompareSettings) -> None:
-    unknown = [t for t in settings.tests if t not in TESTS]
+    unknown = [t for t in settings.tests if t not in ALL_TESTS]
     if unknown or not settings.tests:
-        raise ComparisonError(f"unknown test(s) {unknown}; expected some of {', '.join(TESTS)}")
+        raise ComparisonError(f"unknown test(s) {unknown}; expected some of {', '.join(ALL_TESTS)}")
+    if settings.alternative not in ALTERNATIVES:
+        raise ComparisonError(
+            f"unknown alternative '{settings.alternative}'; expected one of {', '.join(ALTERNATIVES)}"
+        )
+    if settings.zero_method not in ZERO_METHODS:
+        raise ComparisonError(
+            f"unknown zero method '{settings.zero_method}'; expected one of {', '.join(ZERO_METHODS)}"
+        )
     if settings.correction not in CORRECTIONS:
         raise ComparisonError(
             f"unknown correction '{settings.correction}'; expected one of {', '.join(CORRECTIONS)}"
@@ -515,36 +564,46 @@ def compare_pairs(
     depend on which other pairs are compared.
     """
     _validate(settings)
+    if EXACT in settings.tests and len(matrix.topics) > EXACT_MAX_TOPICS:
+        raise ComparisonError(
+            f"the exact randomization test enumerates 2^{len(matrix.topics)} sign vectors: at most "
+            f"{EXACT_MAX_TOPICS} topics; use 'randomization' (Monte Carlo) for {len(matrix.topics)} topics"
+        )
     k = len(matrix.runs)
+    alt = settings.alternative
     if settings.baseline is not None:
         base = matrix.index(settings.baseline)
         index_pairs = [(i, base) for i in range(k) if i != base]
     else:
         index_pairs = list(itertools.combinations(range(k), 2))
-    raw: list[tuple[int, int, dict[str, PairTest], tuple[float, float]]] = []
+    raw: list[tuple[int, int, dict[str, PairTest], tuple[float, float], EffectSize]] = []
     for i, j in index_pairs:
         d = np.round(matrix.scores[i] - matrix.scores[j], DECIMALS)
         results: dict[str, PairTest] = {}
         for test in settings.tests:
             if test == "t":
-                results[test] = paired_t_test(d)
+                results[test] = paired_t_test(d, alt)
             elif test == "wilcoxon":
-                results[test] = wilcoxon_test(d)
+                results[test] = wilcoxon_test(d, alt, settings.zero_method)
             elif test == "sign":
-                results[test] = sign_test(d)
+                results[test] = sign_test(d, alt)
+            elif test == EXACT:
+                results[test] = randomization_test_exact(d, alt)
             else:
                 rng = np.random.default_rng([settings.seed, _RANDOMIZATION, i, j])
-                results[test] = randomization_test(d, permutations=settings.permutations, rng=rng)
+                results[test] = randomization_test(
+                    d, permutations=settings.permutations, rng=rng, alternative=alt
+                )
         rng = np.random.default_rng([settings.seed, _BOOTSTRAP, i, j])
         ci = bootstrap_ci(d, resamples=settings.resamples, confidence=1 - settings.alpha, rng=rng)
-        raw.append((i, j, results, ci))
+        raw.append((i, j, results, ci, effect_size(d, 1 - settings.alpha)))
         if on_pair is not None:
             on_pair(f"{matrix.runs[i]} vs {matrix.runs[j]}")
     adjusted = {
         test: adjust_p_values([r[2][test].p for r in raw], settings.correction) for test in settings.tests
     }
     out = []
-    for n, (i, j, results, ci) in enumerate(raw):
+    for n, (i, j, results, ci, effect) in enumerate(raw):
         adj = {test: float(adjusted[test][n]) for test in settings.tests}
         out.append(
             PairComparison(
@@ -555,9 +614,39 @@ def compare_pairs(
                 tests=results,
                 adjusted=adj,
                 significant={test: bool(p < settings.alpha) for test, p in adj.items()},
+                effect=effect,
             )
         )
     return out
+
+
+def conventions(settings: CompareSettings) -> list[str]:
+    """The conventions behind the numbers, printed with every comparison (text legend and JSON)."""
+    side = {
+        "two-sided": "every paired test is two-sided (H1: a and b differ); Tukey HSD and Friedman always are",
+        "greater": "every paired test is one-sided, H1: a scores higher than b (--alternative greater)",
+        "less": "every paired test is one-sided, H1: a scores lower than b (--alternative less)",
+    }[settings.alternative]
+    zeros = {
+        "wilcox": "Wilcoxon drops zero differences before ranking and before choosing the exact "
+        "(n <= 50 non-zero, no tied |d|) or normal method, so its p can differ from "
+        "scipy.stats.wilcoxon(a, b)",
+        "pratt": "Wilcoxon ranks zero differences with the others, then drops their ranks (Pratt 1959)",
+        "zsplit": "Wilcoxon splits the ranks of zero differences between the two signs",
+    }[settings.zero_method]
+    return [
+        side,
+        f"d = a - b per topic, rounded to {DECIMALS} decimals before any test, so equal scores tie",
+        zeros,
+        "t-test: all differences zero gives t = 0, p = 1 (scipy: nan); "
+        "all equal and non-zero t = +-inf, p = 0",
+        "sign test: ties dropped, exact binomial p; "
+        "randomization: p = (c + 1)/(B + 1) over random sign flips",
+        f"p_adj: {settings.correction} over the compared pairs, separately for each test",
+        f"CIs at {100 * (1 - settings.alpha):g}%: bootstrap percentile of the mean difference (topics "
+        "resampled), t-based for the mean, noncentral t for Cohen's d_z, Wilson for P(a > b)",
+        "effect sizes: d_z = mean(d)/sd(d) (sd with n - 1); P(a > b) = (wins + ties/2)/topics",
+    ]
 
 
 def pair_count(runs: int, settings: CompareSettings) -> int:
@@ -566,20 +655,40 @@ def pair_count(runs: int, settings: CompareSettings) -> int:
 
 
 def compare_matrix(
-    matrix: ScoreMatrix, settings: CompareSettings, on_pair: Callable[[str], None] | None = None
+    matrix: ScoreMatrix,
+    settings: CompareSettings,
+    on_pair: Callable[[str], None] | None = None,
+    *,
+    tukey: bool = True,
 ) -> Comparison:
-    """Paired tests with the correction, and both Tukey HSD variants across all runs."""
+    """Paired tests with the correction, effect sizes, the ANOVA table, Friedman with Nemenyi, and
+    (unless ``tukey`` is False: the randomised variant takes B shuffles of the whole matrix) both
+    Tukey HSD variants across all runs."""
     pairs = compare_pairs(matrix, settings, on_pair)
-    tukey = [
-        tukey_hsd_two_way(matrix, alpha=settings.alpha),
-        tukey_hsd_randomised(
-            matrix,
-            trials=settings.permutations,
-            rng=np.random.default_rng([settings.seed, _TUKEY]),
-            alpha=settings.alpha,
-        ),
-    ]
-    return Comparison(matrix, settings, pairs, tukey, [])
+    hsd = (
+        [
+            tukey_hsd_two_way(matrix, alpha=settings.alpha),
+            tukey_hsd_randomised(
+                matrix,
+                trials=settings.permutations,
+                rng=np.random.default_rng([settings.seed, _TUKEY]),
+                alpha=settings.alpha,
+            ),
+        ]
+        if tukey
+        else []
+    )
+    return Comparison(
+        matrix,
+        settings,
+        pairs,
+        hsd,
+        [],
+        anova=anova_two_way(matrix.scores),
+        friedman=friedman_test(matrix.scores, matrix.runs, alpha=settings.alpha)
+        if len(matrix.runs) >= 3
+        else None,
+    )
 
 
 def compare_runs(

@@ -17,7 +17,7 @@ from engine.significance import (
     CompareSettings,
     Comparison,
     ComparisonError,
-    compare_pairs,
+    compare_matrix,
     pair_count,
     score_matrix,
 )
@@ -39,6 +39,7 @@ CORRECTION_LABELS = {
     "holm": "Holm",
     "bonferroni": "Bonferroni",
     "bh": "Benjamini–Hochberg (false discovery rate)",
+    "by": "Benjamini–Yekutieli (false discovery rate, any dependence)",
 }
 BOOTSTRAP = 10_000  # resamples of each pair's CI: manage.py compare's default, so its numbers match
 
@@ -145,8 +146,7 @@ def significance_compare(
         if progress is not None:
             progress(f"comparing {label}", done, total)
 
-    pairs = compare_pairs(matrix, settings, on_pair)
-    return Comparison(matrix, settings, pairs, [], [])
+    return compare_matrix(matrix, settings, on_pair, tukey=False)
 
 
 def significance_result(

@@ -229,6 +229,9 @@ def significance_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
             "correction_label": CORRECTION_LABELS.get(params.correction, params.correction),
             "query": urlencode(params.query()),
             "matrix": state.matrix if state else None,
+            # effect sizes, the ANOVA table, Friedman and the conventions, as the job stored them
+            "comparison": (done.result or {}).get("comparison") if done is not None else None,
+            "confidence": f"{100 * (1 - params.alpha):g}",
             "done": done,
             "pending": pending,
             "pending_status": job_status(job=pending) if pending else None,

@@ -68,6 +68,24 @@ class ComparisonResults:
             out[(p.a, p.b)] = {"diff": p.diff, "ci": p.ci, **tests}
         return out
 
+    def effects(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """``{(a, b): effect sizes}``: mean with its t CI, Cohen's d_z with its noncentral-t CI, the
+        probability of superiority with its Wilson CI, wins/ties/losses (as the JSON's ``effect``)."""
+        return {(p["a"], p["b"]): p["effect"] for p in self.to_dict()["pairs"] if "effect" in p}
+
+    def anova(self) -> list[dict[str, Any]]:
+        """The two-way ANOVA table behind Tukey HSD: source, ss, df, ms, f, p."""
+        return list(self.to_dict()["anova"])
+
+    def friedman(self) -> dict[str, Any] | None:
+        """Friedman's test (chi2, df, p, mean ranks) with Nemenyi's pairs; None below three runs."""
+        result = self.to_dict()["friedman"]
+        return dict(result) if result is not None else None
+
+    def conventions(self) -> list[str]:
+        """The conventions behind the numbers (two-sided or not, zero differences, degenerate cases)."""
+        return list(self.to_dict()["conventions"])
+
     def scores(self) -> dict[str, dict[str, float]]:
         """The compared per-topic scores: ``{run: {topic: value}}``."""
         m = self.comparison.matrix
@@ -125,6 +143,8 @@ def compare(
     permutations: int = 10_000,
     bootstrap: int = 10_000,
     seed: int = 0,
+    alternative: str = "two-sided",
+    zero_method: str = "wilcox",
     compare_measure: Any = None,
     compare_qrels: Any = None,
     level: int = 1,
@@ -134,7 +154,9 @@ def compare(
     """Compare two or more runs on one measure, as ``manage.py compare`` does; see docs/python_api.md.
 
     ``runs`` is a dict ``{name: run}`` or a list of run files (named after their files). ``baseline``
-    is a run name (or its path); ``tests`` ``"all"`` or some of t, wilcoxon, sign, randomization.
+    is a run name (or its path); ``tests`` ``"all"`` or some of t, wilcoxon, sign, randomization,
+    exact; ``alternative`` two-sided, greater (a better than b) or less; ``zero_method`` Wilcoxon's
+    wilcox, pratt or zsplit; ``correction`` holm, bonferroni, bh, by or none.
     """
     measure_ = _one_measure(measure)
     other_measure = _one_measure(compare_measure) if compare_measure is not None else None
@@ -150,6 +172,8 @@ def compare(
         permutations=permutations,
         resamples=bootstrap,
         seed=seed,
+        alternative=alternative,
+        zero_method=zero_method,
     )
     options = EvalOptions(level=level, judged_only=judged_only, complete=complete)
     ranked = [to_run(s.source, s.name) for s in sources]

@@ -169,3 +169,28 @@ def test_agreement_errors(assessors: dict[str, Path]) -> None:
         rw.agreement({"alice": assessors["alice"]})
     with pytest.raises(rw.MeasureError):
         rw.agreement(list(assessors.values()), runs=[str(assessors["alice"])], measures=["nope"])
+
+
+def test_compare_one_sided_exact_and_effect_sizes_equal_the_command(collection: Collection) -> None:
+    got = api_compare(
+        collection,
+        "map",
+        alternative="greater",
+        zero_method="zsplit",
+        tests=["wilcoxon", "t"],
+        correction="by",
+    )
+    want = compare_command(
+        collection,
+        *("-m", "map", "--alternative", "greater", "--zero-method", "zsplit"),
+        *("--test", "wilcoxon,t", "--correction", "by"),
+    )
+    assert json.loads(json.dumps(got.to_dict())) == want
+    assert want["settings"]["alternative"] == "greater"
+    effects = got.effects()
+    assert set(effects) == {(p["a"], p["b"]) for p in want["pairs"]}
+    first = want["pairs"][0]
+    assert effects[(first["a"], first["b"])] == first["effect"]
+    assert [r["source"] for r in got.anova()] == ["systems", "topics", "residual", "total"]
+    assert got.conventions() == want["conventions"]
+    assert (got.friedman() is None) == (len(collection.runs) < 3)

@@ -136,7 +136,8 @@ def test_compare_measure_prints_both_correlations(files: dict[str, Path]) -> Non
 def test_csv_has_one_tidy_row_per_fact(files: dict[str, Path]) -> None:
     out, _ = compare(files, "-m", "map", "--format", "csv", "--test", "t", "--per-topic", runs="AB")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert {r["section"] for r in rows} == {"mean", "pair", "tukey", "score"}
+    # two runs: no Friedman (it needs three)
+    assert {r["section"] for r in rows} == {"mean", "pair", "effect", "anova", "tukey", "score"}
     (pair,) = [r for r in rows if r["section"] == "pair"]
     assert (pair["a"], pair["b"], pair["test"], float(pair["estimate"]), pair["p"]) == (
         "A",
@@ -268,3 +269,59 @@ def test_manage_py_compare_prints_the_same_with_and_without_django() -> None:
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
     assert outputs[0].startswith("section,a,b,topic,test,") and "\nmean,bm25," in outputs[0]
+
+
+def test_one_sided_alternative_and_zero_method_reach_every_test(files: dict[str, Path]) -> None:
+    # A beats C on topics 4-6 (AP 1 vs 1/2) and ties on 1-3: d = (0, 0, 0, .5, .5, .5)
+    two = compare_json(files, "-m", "map", "--baseline", "C", runs="AC")["pairs"][0]["tests"]
+    greater = compare_json(files, "-m", "map", "--baseline", "C", "--alternative", "greater", runs="AC")
+    less = compare_json(files, "-m", "map", "--baseline", "C", "--alternative", "less", runs="AC")
+    assert greater["settings"]["alternative"] == "greater"
+    g, ls = greater["pairs"][0]["tests"], less["pairs"][0]["tests"]
+    assert g["sign"]["p"] == 1 / 8 and ls["sign"]["p"] == 1.0  # 3 wins of 3: (1/2)^3 one-sided
+    assert two["sign"]["p"] == 2 / 8
+    assert g["wilcoxon"]["p"] == 1 / 8  # three tied positive ranks, zeros dropped: exact
+    pratt = compare_json(files, "-m", "map", "--baseline", "C", "--zero-method", "pratt", runs="AC")
+    assert pratt["settings"]["zero_method"] == "pratt"
+    assert pratt["pairs"][0]["tests"]["wilcoxon"]["n"] == 6  # pratt keeps the zeros' ranks
+    assert any("Pratt" in c for c in pratt["conventions"])
+
+
+def test_exact_randomization_and_a_list_of_tests(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--test", "t,exact", "--baseline", "C", runs="AC")
+    tests = doc["pairs"][0]["tests"]
+    assert set(tests) == {"t", "exact"}
+    # d = (0, 0, 0, .5, .5, .5): of the 2^6 sign vectors, |Σ| >= 1.5 needs the three .5 equal
+    # in sign (2 of 8), whatever the zeros do (8): 16 / 64
+    assert tests["exact"]["p"] == 16 / 64
+    with pytest.raises(CommandError, match="unknown test"):
+        compare(files, "-m", "map", "--test", "t,bogus")
+
+
+def test_effect_sizes_anova_friedman_and_conventions_are_printed(files: dict[str, Path]) -> None:
+    doc = compare_json(files, "-m", "map", "--correction", "by")
+    assert doc["settings"]["correction"] == "by"
+    ab = next(p for p in doc["pairs"] if (p["a"], p["b"]) == ("A", "B"))
+    # A's AP is 1 and B's 1/2 on every topic: 6 wins, mean 0.5 with no spread
+    assert (ab["effect"]["wins"], ab["effect"]["ties"], ab["effect"]["losses"]) == (6, 0, 0)
+    assert ab["effect"]["mean_ci"] == [0.5, 0.5] and ab["effect"]["superiority"] == 1.0
+    assert ab["effect"]["d_z"] is None  # no spread: d_z undefined
+    assert [r["source"] for r in doc["anova"]] == ["systems", "topics", "residual", "total"]
+    assert doc["friedman"]["df"] == 2 and len(doc["friedman"]["nemenyi"]) == 3
+    assert any("two-sided" in c for c in doc["conventions"])
+    assert any("scipy.stats.wilcoxon(a, b)" in c for c in doc["conventions"])
+    text, _ = compare(files, "-m", "map")
+    assert "conventions:" in text and "effect sizes" in text and "two-way ANOVA (systems x topics" in text
+    assert "Friedman's test" in text and "Nemenyi post-hoc" in text
+
+
+def test_help_states_the_conventions(capsys: pytest.CaptureFixture[str]) -> None:
+    from engine.cli import compare_main
+
+    with pytest.raises(SystemExit) as exit_:
+        compare_main(["--help"], io.StringIO(), io.StringIO())
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "conventions (also printed with every result)" in text
+    assert "t = 0, p = 1 (scipy: nan)" in text
+    assert "--alternative" in text and "--zero-method" in text and "exact" in text

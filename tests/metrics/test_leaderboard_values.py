@@ -212,6 +212,14 @@ def test_significance_matrix_equals_metrics_significance(
     for pair in expected:
         direction = "better" if pair.diff > 0 else "worse"
         assert f'data-p="{pair.adjusted[test]:.6g}" data-direction="{direction}"' in body
+    # and below it the effect sizes, the ANOVA table, Friedman/Nemenyi and the conventions
+    for section in ('id="effect-sizes"', 'id="anova"', 'id="nemenyi"', 'id="conventions"'):
+        assert section in body
+    for pair in expected:
+        e = pair.effect
+        assert e is not None
+        assert f"<td>{e.wins}/{e.ties}/{e.losses}</td>" in body
+    assert "every paired test is two-sided" in body
 
 
 def test_significance_form_enqueues_once_and_downloads(loaded: Campaign, organizer: Any) -> None:
@@ -303,8 +311,10 @@ def test_the_page_csv_is_what_manage_py_compare_writes_for_the_same_comparison(
         *map(str, demo_run_paths()),  # in tag order, as the store keeps the runs
         stdout=out,
     )
-    # the page compares pairs only: the command's Tukey HSD rows are the one thing it adds
+    # the page has the pairs with their effect sizes, the ANOVA table and Friedman's test: the
+    # command's Tukey HSD rows are the one thing it adds
     lines = out.getvalue().splitlines(keepends=True)
     printed = "".join(line for line in lines if line.split(",")[0] not in ("tukey", "correlation"))
     assert any(line.startswith("tukey,") for line in lines)
-    assert page.count("\npair,") == 6 and page == printed
+    assert page.count("\npair,") == 6 and page.count("\neffect,") == 6 * 6 and page == printed
+    assert "\nanova,systems," in page and "\nfriedman,,,,friedman," in page
