@@ -8,7 +8,9 @@ headers, opens a run page with its per-topic bars and P-R curve, and computes a 
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 from django.core.management import call_command
 from playwright.sync_api import Page, expect
@@ -22,6 +24,7 @@ from metrics.sources import JudgmentSource
 from tests.browser.conftest import LogIn
 from tests.conftest import WorkerProcess, demo_dir, demo_runs
 
+SHOTS = Path(os.environ.get("WORKBENCH_SCREENSHOTS", "/tmp/workbench-screenshots"))
 DEMO_RUNS = ("bm25", "bm25_rm3", "dense_retriever", "random_baseline")
 TOPICS = 5
 
@@ -146,17 +149,28 @@ def test_significance_matrix_in_the_browser(page: Page, log_in: LogIn) -> None:
         campaign=qset.campaign, source=JudgmentSource(kind="qrels", qrels_set=qset.pk)
     )
     log_in(page, "organizer", "organizer-demo")
-    page.goto(f"/campaigns/demo/evaluation/{evaluation.pk}/significance/")
+    # from the campaign page, as an organizer finds it: the leaderboard, then its significance link
+    page.goto("/campaigns/demo/")
+    page.locator("a[href='/campaigns/demo/evaluation/']").first.click()
+    page.locator("#significance-link").click()
+    expect(page).to_have_url(f"/campaigns/demo/evaluation/{evaluation.pk}/significance/")
     page.select_option("#test", "sign")
     page.select_option("#correction", "bonferroni")
     page.get_by_role("button", name="Compare").click()
     rows = page.locator("#significance tbody tr")
     expect(rows).to_have_count(len(DEMO_RUNS))
     expect(page.locator("#significance td[data-direction]")).to_have_count(12)
-    expect(page.get_by_role("heading", level=2)).to_contain_text("sign test, Bonferroni")
+    expect(page.get_by_role("heading", level=2).first).to_contain_text("sign test, Bonferroni")
     # the best run is the first row, and it is ahead (▲) of every other run
     expect(rows.first.locator("th")).to_contain_text("dense_retriever")
     assert rows.first.locator("td[data-direction]").all_inner_texts()[0].startswith("▲")
+    # below the matrix: effect sizes for the 6 pairs, the ANOVA table, Friedman/Nemenyi, conventions
+    expect(page.locator("#effect-sizes tbody tr")).to_have_count(6)
+    expect(page.locator("#anova tbody tr")).to_have_count(4)
+    expect(page.locator("#nemenyi tbody tr")).to_have_count(6)
+    expect(page.locator("#conventions")).to_contain_text("two-sided")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "significance.png"), full_page=True)
 
 
 def test_the_page_follows_a_queued_evaluation_until_it_ends(
