@@ -16,6 +16,7 @@ from engine.output import Writer, comparison_csv, comparison_dict, comparison_js
 from engine.significance import (
     ALL_TESTS,
     ALTERNATIVES,
+    CI_METHODS,
     CORRECTIONS,
     EXACT_MAX_TOPICS,
     TESTS,
@@ -445,6 +446,14 @@ def add_compare_arguments(parser: ArgumentParser) -> None:
         help="of every paired test (default two-sided); greater: H1 a scores higher than b",
     )
     add(
+        "--ci",
+        dest="ci_method",
+        choices=CI_METHODS,
+        default="percentile",
+        help="bootstrap interval of the mean difference: percentile (default) or bca (bias-corrected "
+        "and accelerated, Efron & Tibshirani 1993 ch. 14)",
+    )
+    add(
         "--zero-method",
         choices=ZERO_METHODS,
         default="wilcox",
@@ -488,6 +497,7 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
         tests=opts["test"],
         alternative=opts["alternative"],
         zero_method=opts["zero_method"],
+        ci_method=opts["ci_method"],
         correction=opts["correction"],
         alpha=opts["alpha"],
         permutations=opts["permutations"],

@@ -211,6 +211,7 @@ def comparison_dict(
             "seed": s.seed,
             "alternative": s.alternative,
             "zero_method": s.zero_method,
+            "ci": s.ci_method,
         },
         "conventions": conventions(s),
         "topics": list(m.topics),
@@ -447,7 +448,8 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
     lines += [
         "",
         f"paired tests, diff = mean(a - b){against}{corrected}; * = p_adj < {s.alpha:g}",
-        f"CI: bootstrap percentile {100 * (1 - s.alpha):g}% ({s.resamples} resamples); randomization: "
+        f"CI: bootstrap {'BCa' if s.ci_method == 'bca' else 'percentile'} {100 * (1 - s.alpha):g}% "
+        f"({s.resamples} resamples); randomization: "
         f"{s.permutations} sign flips; sign test: ties dropped; seed {s.seed}",
     ]
     rows = [["a", "b", "diff", "CI", "test", "statistic", "p", "p_adj", ""]]

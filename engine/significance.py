@@ -26,6 +26,7 @@ ALL_TESTS = (*TESTS, EXACT)
 CORRECTIONS = ("holm", "bonferroni", "bh", "by", "none")
 ALTERNATIVES = ("two-sided", "greater", "less")  # greater: run a scores higher than run b
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
+CI_METHODS = ("percentile", "bca")  # the bootstrap interval of the mean difference
 EXACT_MAX_TOPICS = 22
 
 # Scores come out of float arithmetic: two systems with the same AP on a topic can differ in the
@@ -233,13 +234,25 @@ def randomization_test_exact(d: np.ndarray, alternative: str = "two-sided") -> P
 
 
 def bootstrap_ci(
-    d: np.ndarray, *, resamples: int = 10_000, confidence: float = 0.95, rng: np.random.Generator
+    d: np.ndarray,
+    *,
+    resamples: int = 10_000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+    method: str = "percentile",
 ) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean difference, resampling topics with replacement.
+    """Bootstrap CI of the mean difference, resampling topics with replacement.
 
-    The bounds are the (1 − confidence)/2 and (1 + confidence)/2 quantiles (numpy's linear
-    interpolation) of the B resampled means (Efron & Tibshirani 1993, §13.3).
+    ``percentile``: the (1 − confidence)/2 and (1 + confidence)/2 quantiles (numpy's linear
+    interpolation) of the B resampled means (Efron & Tibshirani 1993, §13.3). ``bca``: the
+    bias-corrected and accelerated interval of the same resamples (ibid. §14.3): with
+    z0 = Φ⁻¹((#{θ*_b < θ̂} + #{θ*_b <= θ̂})/(2B)), the jackknife acceleration
+    a = Σ(θ̄_(·) − θ_(i))³ / (6 [Σ(θ̄_(·) − θ_(i))²]^{3/2}) and z_q = Φ⁻¹(q), the quantiles taken
+    are Φ(z0 + (z0 + z_q)/(1 − a(z0 + z_q))) for q = (1 ∓ confidence)/2, as
+    ``scipy.stats.bootstrap(method="BCa")`` does. Differences with no spread give [mean, mean].
     """
+    if method not in CI_METHODS:
+        raise ValueError(f"unknown bootstrap interval '{method}' (one of {', '.join(CI_METHODS)})")
     n = len(d)
     if n == 0:
         return float("nan"), float("nan")
@@ -248,7 +261,28 @@ def bootstrap_ci(
     for start in range(0, resamples, per):
         b = min(per, resamples - start)
         means[start : start + b] = d[rng.integers(0, n, size=(b, n), dtype=np.int32)].sum(axis=1) / n
-    lo, hi = np.percentile(means, [50 * (1 - confidence), 50 * (1 + confidence)])
+    low_q, high_q = 0.5 * (1 - confidence), 0.5 * (1 + confidence)
+    if method == "bca":
+        if n < 2 or np.all(d == d[0]):
+            return float(d[0]), float(d[0])
+        from scipy import special
+
+        theta = float(d.mean())
+        # resampled means equal to θ̂ count half (percentileofscore's "mean" kind, as scipy)
+        below = np.count_nonzero(means < theta) + np.count_nonzero(means <= theta)
+        z0 = float(special.ndtri(below / (2.0 * resamples)))
+        jack = (d.sum() - d) / (n - 1)
+        spread = jack.mean() - jack
+        accel = float(np.sum(spread**3) / (6.0 * np.sum(spread**2) ** 1.5))
+
+        def adjusted(q: float) -> float:
+            zq = float(special.ndtri(q))
+            return float(special.ndtr(z0 + (z0 + zq) / (1.0 - accel * (z0 + zq))))
+
+        low_q, high_q = adjusted(low_q), adjusted(high_q)
+        if not (np.isfinite(low_q) and np.isfinite(high_q)):  # every resample on one side of θ̂
+            return float("nan"), float("nan")
+    lo, hi = np.percentile(means, [100 * low_q, 100 * high_q])
     return float(lo), float(hi)
 
 
@@ -506,6 +540,7 @@ class CompareSettings:
     seed: int = 0
     alternative: str = "two-sided"  # of every paired test: "greater" = run a scores higher than b
     zero_method: str = "wilcox"  # Wilcoxon's treatment of zero differences
+    ci_method: str = "percentile"  # the bootstrap interval: percentile or bca
 
 
 @dataclass(frozen=True)
@@ -538,6 +573,10 @@ def _validate(settings: CompareSettings) -> None:
     if settings.alternative not in ALTERNATIVES:
         raise ComparisonError(
             f"unknown alternative '{settings.alternative}'; expected one of {', '.join(ALTERNATIVES)}"
+        )
+    if settings.ci_method not in CI_METHODS:
+        raise ComparisonError(
+            f"unknown bootstrap interval '{settings.ci_method}'; expected one of {', '.join(CI_METHODS)}"
         )
     if settings.zero_method not in ZERO_METHODS:
         raise ComparisonError(
@@ -595,7 +634,9 @@ def compare_pairs(
                     d, permutations=settings.permutations, rng=rng, alternative=alt
                 )
         rng = np.random.default_rng([settings.seed, _BOOTSTRAP, i, j])
-        ci = bootstrap_ci(d, resamples=settings.resamples, confidence=1 - settings.alpha, rng=rng)
+        ci = bootstrap_ci(
+            d, resamples=settings.resamples, confidence=1 - settings.alpha, rng=rng, method=settings.ci_method
+        )
         raw.append((i, j, results, ci, effect_size(d, 1 - settings.alpha)))
         if on_pair is not None:
             on_pair(f"{matrix.runs[i]} vs {matrix.runs[j]}")
@@ -643,8 +684,10 @@ def conventions(settings: CompareSettings) -> list[str]:
         "sign test: ties dropped, exact binomial p; "
         "randomization: p = (c + 1)/(B + 1) over random sign flips",
         f"p_adj: {settings.correction} over the compared pairs, separately for each test",
-        f"CIs at {100 * (1 - settings.alpha):g}%: bootstrap percentile of the mean difference (topics "
-        "resampled), t-based for the mean, noncentral t for Cohen's d_z, Wilson for P(a > b)",
+        f"CIs at {100 * (1 - settings.alpha):g}%: bootstrap "
+        + ("BCa" if settings.ci_method == "bca" else "percentile")
+        + " of the mean difference (topics resampled), t-based for the mean, noncentral t for "
+        "Cohen's d_z, Wilson for P(a > b)",
         "effect sizes: d_z = mean(d)/sd(d) (sd with n - 1); P(a > b) = (wins + ties/2)/topics",
     ]
 

@@ -145,6 +145,7 @@ def compare(
     seed: int = 0,
     alternative: str = "two-sided",
     zero_method: str = "wilcox",
+    ci: str = "percentile",
     compare_measure: Any = None,
     compare_qrels: Any = None,
     level: int = 1,
@@ -156,7 +157,8 @@ def compare(
     ``runs`` is a dict ``{name: run}`` or a list of run files (named after their files). ``baseline``
     is a run name (or its path); ``tests`` ``"all"`` or some of t, wilcoxon, sign, randomization,
     exact; ``alternative`` two-sided, greater (a better than b) or less; ``zero_method`` Wilcoxon's
-    wilcox, pratt or zsplit; ``correction`` holm, bonferroni, bh, by or none.
+    wilcox, pratt or zsplit; ``correction`` holm, bonferroni, bh, by or none; ``ci`` the bootstrap
+    interval, percentile or bca.
     """
     measure_ = _one_measure(measure)
     other_measure = _one_measure(compare_measure) if compare_measure is not None else None
@@ -174,6 +176,7 @@ def compare(
         seed=seed,
         alternative=alternative,
         zero_method=zero_method,
+        ci_method=ci,
     )
     options = EvalOptions(level=level, judged_only=judged_only, complete=complete)
     ranked = [to_run(s.source, s.name) for s in sources]
