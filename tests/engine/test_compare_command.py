@@ -325,3 +325,16 @@ def test_help_states_the_conventions(capsys: pytest.CaptureFixture[str]) -> None
     assert "conventions (also printed with every result)" in text
     assert "t = 0, p = 1 (scipy: nan)" in text
     assert "--alternative" in text and "--zero-method" in text and "exact" in text
+
+
+def test_ci_bca_is_chosen_on_the_command_line(files: dict[str, Path]) -> None:
+    # C's AP is 1 on topics 1-3 and 1/2 on 4-6; B's 1/2 everywhere: d = (.5, .5, .5, 0, 0, 0)
+    pct = compare_json(files, "-m", "map", "--baseline", "B", runs="BC")
+    bca = compare_json(files, "-m", "map", "--baseline", "B", "--ci", "bca", runs="BC")
+    assert (pct["settings"]["ci"], bca["settings"]["ci"]) == ("percentile", "bca")
+    # a symmetric two-point distribution: z0 = a = 0, so BCa is the percentile interval here
+    # (tests/engine/test_significance_effects.py shows them part on skewed differences)
+    assert bca["pairs"][0]["ci"] == pct["pairs"][0]["ci"]
+    assert any("bootstrap BCa" in c for c in bca["conventions"])
+    text, _ = compare(files, "-m", "map", "--ci", "bca", runs="BC")
+    assert "CI: bootstrap BCa 95%" in text
