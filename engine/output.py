@@ -16,7 +16,7 @@ from trec.progress import TextOut
 
 if TYPE_CHECKING:  # scipy (behind significance) costs ~1 s to import: evaluate never needs it
     from engine.effects import EffectSize
-    from engine.significance import Comparison
+    from engine.significance import Comparison, RankCorrelation
 
 NAN_TEXT = "-nan"  # what trec_eval's printf("%6.4f") shows for its 0/0 (glibc on x86-64: sign bit set)
 
@@ -288,6 +288,7 @@ def comparison_dict(
                 "runs": r.runs,
                 "tau_b": num(r.tau_b),
                 "tau_ap": num(r.tau_ap),
+                **_ranking_dict(r, num),
             }
             for r in c.correlations
         ],
@@ -296,6 +297,28 @@ def comparison_dict(
         out["per_topic"] = {
             run: {t: float(v) for t, v in zip(m.topics, row, strict=True)}
             for run, row in zip(m.runs, m.scores, strict=True)
+        }
+    return out
+
+
+def _ranking_dict(r: RankCorrelation, num: Any) -> dict[str, Any]:
+    """Spearman, τ_AP,b, RBO and swap rates of one correlation (engine.ranking_agreement)."""
+    out: dict[str, Any] = {"spearman": num(r.spearman), "tau_ap_b": num(r.tau_ap_b)}
+    if r.rbo is not None:
+        out["rbo"] = {
+            "p": r.rbo.p,
+            "depth": r.rbo.depth,
+            "min": num(r.rbo.minimum),
+            "residual": num(r.rbo.residual),
+            "ext": num(r.rbo.extrapolated),
+        }
+    if r.swaps is not None:
+        out["swaps"] = {
+            "pairs": r.swaps.pairs,
+            "swapped": r.swaps.swapped,
+            "half_tied": r.swaps.half_tied,
+            "min_rate": num(r.swaps.minimum),
+            "mean_rate": num(r.swaps.mean),
         }
     return out
 
@@ -402,6 +425,30 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
     for r in data.get("correlations", []):
         rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_b", estimate=r["tau_b"]))
         rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_ap", estimate=r["tau_ap"]))
+        for name in ("spearman", "tau_ap_b"):
+            if name in r:
+                rows.append(row("correlation", a=r["truth"], b=r["other"], test=name, estimate=r[name]))
+        if "rbo" in r:
+            rb = r["rbo"]
+            rows.append(
+                row(
+                    "correlation",
+                    a=r["truth"],
+                    b=r["other"],
+                    test=f"rbo_p{rb['p']:g}",
+                    estimate=rb["ext"],
+                    ci_low=rb["min"],
+                    ci_high=None
+                    if rb["min"] is None or rb["residual"] is None
+                    else rb["min"] + rb["residual"],
+                )
+            )
+        if "swaps" in r:
+            for name in ("min_rate", "mean_rate"):
+                test = f"swap_{name}"
+                rows.append(
+                    row("correlation", a=r["truth"], b=r["other"], test=test, estimate=r["swaps"][name])
+                )
     for run, values in data.get("per_topic", {}).items():
         rows += [row("score", a=run, topic=t, estimate=v) for t, v in values.items()]
     return rows
@@ -542,10 +589,24 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
             "",
             "rank correlation of the runs ordered by mean (the first ordering is the truth for tau_AP):",
         ]
-        lines += [
-            f"  {r.truth} vs {r.other}: Kendall tau-b {_f(r.tau_b)}, tau_AP {_f(r.tau_ap)} ({r.runs} runs)"
-            for r in c.correlations
-        ]
+        for rc in c.correlations:
+            lines.append(
+                f"  {rc.truth} vs {rc.other}: Kendall tau-b {_f(rc.tau_b)}, tau_AP {_f(rc.tau_ap)}, "
+                f"tau_AP,b {_f(rc.tau_ap_b)}, Spearman rho {_f(rc.spearman)} ({rc.runs} runs)"
+            )
+            if rc.rbo is not None:
+                lines.append(
+                    f"    RBO (p = {rc.rbo.p:g}, ties broken by run name) "
+                    f"{_f(rc.rbo.extrapolated)} extrapolated, "
+                    f"in [{_f(rc.rbo.minimum)}, {_f(rc.rbo.minimum + rc.rbo.residual)}] (min + residual "
+                    f"{_f(rc.rbo.residual)})"
+                )
+            if rc.swaps is not None:
+                lines.append(
+                    f"    swaps: {rc.swaps.swapped} of {rc.swaps.pairs} pairs ordered oppositely, "
+                    f"{rc.swaps.half_tied} tied in one ranking only: swap rate min {_f(rc.swaps.minimum)}, "
+                    f"mean {_f(rc.swaps.mean)} (a half-tied pair counts half)"
+                )
     if per_topic:
         rows = [["topic", *m.runs]] + [[t, *map(_f, m.scores[:, j])] for j, t in enumerate(m.topics)]
         lines += ["", f"per-topic {m.measure}:", *text_table(rows, "l" + "r" * len(m.runs))]

@@ -17,6 +17,7 @@ from engine.effects import AnovaRow, EffectSize, Friedman, anova_two_way, effect
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.measures.base import EvalOptions
+from engine.ranking_agreement import RBO, SwapRates, rbo, spearman_rho, swap_rates, tau_ap_b
 from trec.runs import RankedRun
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
@@ -505,25 +506,40 @@ def tau_ap(truth: Sequence[float] | np.ndarray, estimate: Sequence[float] | np.n
 
 @dataclass(frozen=True)
 class RankCorrelation:
-    """Agreement between two orderings of the same runs by mean score."""
+    """Agreement between two orderings of the same runs by mean score (engine.ranking_agreement)."""
 
     truth: str
     other: str
     runs: int
     tau_b: float
     tau_ap: float
+    spearman: float = float("nan")
+    tau_ap_b: float = float("nan")  # Urbano & Marrero's symmetric τ_AP for rankings with ties
+    rbo: RBO | None = None  # rank-biased overlap, p = RBO_P, ties broken by run name
+    swaps: SwapRates | None = None
 
 
 def rank_correlation(
     truth: ScoreMatrix, other: ScoreMatrix, truth_label: str, other_label: str
 ) -> RankCorrelation:
-    """τ-b and τ_AP(truth, other) between the runs' mean scores in two matrices (same runs).
+    """τ-b, τ_AP(truth, other), Spearman's ρ, τ_AP,b, RBO and the swap rates between the runs' mean
+    scores in two matrices (same runs).
 
     Means are rounded to :data:`DECIMALS` first so that float noise does not break a real tie.
     """
     positions = [other.index(r) for r in truth.runs]
     x, y = np.round(truth.means, DECIMALS), np.round(other.means[positions], DECIMALS)
-    return RankCorrelation(truth_label, other_label, len(x), kendall_tau_b(x, y), tau_ap(x, y))
+    return RankCorrelation(
+        truth_label,
+        other_label,
+        len(x),
+        kendall_tau_b(x, y),
+        tau_ap(x, y),
+        spearman=spearman_rho(x, y),
+        tau_ap_b=tau_ap_b(x, y),
+        rbo=rbo(x, y, truth.runs),
+        swaps=swap_rates(x, y),
+    )
 
 
 # --------------------------------------------------------------------------- comparing runs

@@ -35,6 +35,15 @@ class SystemCorrelation:
     tau_b: float
     tau_ap_ab: float
     tau_ap_ba: float
+    # engine.ranking_agreement: symmetric τ_AP,b, Spearman's ρ, RBO (p = 0.9, a's ranking read
+    # first, ties broken by run name) in [rbo_min, rbo_min + rbo_residual], and the swap rates
+    tau_ap_b: float = float("nan")
+    spearman: float = float("nan")
+    rbo: float = float("nan")
+    rbo_min: float = float("nan")
+    rbo_residual: float = float("nan")
+    swap_min: float = float("nan")
+    swap_mean: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -112,7 +121,24 @@ def system_rankings(
                 continue
             ra, rb = _restrict(ma, common), _restrict(mb, common)
             ab, ba = rank_correlation(ra, rb, a, b), rank_correlation(rb, ra, b, a)
+            nan = float("nan")
             correlations.append(
-                SystemCorrelation(m, a, b, len(common), len(runs), ab.tau_b, ab.tau_ap, ba.tau_ap)
+                SystemCorrelation(
+                    m,
+                    a,
+                    b,
+                    len(common),
+                    len(runs),
+                    ab.tau_b,
+                    ab.tau_ap,
+                    ba.tau_ap,
+                    tau_ap_b=ab.tau_ap_b,
+                    spearman=ab.spearman,
+                    rbo=ab.rbo.extrapolated if ab.rbo else nan,
+                    rbo_min=ab.rbo.minimum if ab.rbo else nan,
+                    rbo_residual=ab.rbo.residual if ab.rbo else nan,
+                    swap_min=ab.swaps.minimum if ab.swaps else nan,
+                    swap_mean=ab.swaps.mean if ab.swaps else nan,
+                )
             )
     return SystemRankings(run_names, tuple(names), means, topics, correlations)

@@ -483,4 +483,7 @@ def agreement_result(
             for m in systems["measures"]
             for r in systems["runs"]
         ]
+        for c in systems["correlations"]:  # RBO's upper end; reports stored before RBO have neither
+            low, residual = c.get("rbo_min"), c.get("rbo_residual")
+            c["rbo_max"] = None if low is None or residual is None else low + residual
     return data

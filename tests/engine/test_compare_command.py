@@ -338,3 +338,17 @@ def test_ci_bca_is_chosen_on_the_command_line(files: dict[str, Path]) -> None:
     assert any("bootstrap BCa" in c for c in bca["conventions"])
     text, _ = compare(files, "-m", "map", "--ci", "bca", runs="BC")
     assert "CI: bootstrap BCa 95%" in text
+
+
+def test_rank_correlations_carry_spearman_tau_ap_b_rbo_and_swap_rates(files: dict[str, Path]) -> None:
+    # map orders A (1) > C (3/4) > B (1/2); under the swapped qrels B (1) > C (3/4) > A (1/2)
+    doc = compare_json(files, "-m", "map", "--compare-qrels", str(files["swapped"]))
+    (c,) = doc["correlations"]
+    assert (c["tau_b"], c["spearman"], c["tau_ap_b"]) == (-1.0, -1.0, -1.0)
+    assert c["swaps"] == {"pairs": 3, "swapped": 3, "half_tied": 0, "min_rate": 1.0, "mean_rate": 1.0}
+    # RBO, p = 0.9, of A C B against B C A: X_d = 0, 1, 3 -> A_d = 0, 1/2, 1
+    ext = 0.1 / 0.9 * (0.5 * 0.81 + 0.729) + 0.729
+    assert c["rbo"]["ext"] == pytest.approx(ext, abs=1e-12)
+    assert c["rbo"]["min"] + c["rbo"]["residual"] == pytest.approx(ext, abs=1e-12)
+    text, _ = compare(files, "-m", "map", "--compare-qrels", str(files["swapped"]))
+    assert "tau_AP,b -1.0000, Spearman rho -1.0000" in text and "swap rate min 1.0000" in text
