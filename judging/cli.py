@@ -27,7 +27,10 @@ AGREEMENT_HELP = (
     "Agreement between assessors' qrels files, no database: Cohen's, weighted and pooled kappa, "
     "Krippendorff's alpha, Gwet's AC1, Voorhees overlap per pair (and Fleiss' kappa for three or more), "
     "per topic and pooled over topics; with --runs, how much the system rankings change. "
-    "Example: manage.py agreement alice.qrels bob.qrels --runs runs/*.run --bootstrap 1000"
+    "Example: manage.py agreement alice.qrels bob.qrels --runs runs/*.run --bootstrap 1000. "
+    "Conventions (printed with the results, 'conventions' in JSON; docs/agreement.md): weights by grade "
+    "position among the grades seen unless --scale; negative grades = not judged; items judged by one "
+    "assessor of a pair left out; the bootstrap resamples topics; asymptotic CIs are Wald, clipped to [-1, 1]"
 )
 _COMPRESSED = (".gz", ".bz2", ".xz")
 STAT_NAMES = {
@@ -67,7 +70,11 @@ def add_agreement_arguments(parser: ArgumentParser) -> None:
         "'category' = ordinary labels (e.g. -2 junk)",
     )
     parser.add_argument(
-        "--scale", default=None, help="the label scale, e.g. 0,1,2,3 (default: the grades seen per pair)"
+        "--scale",
+        default=None,
+        help="the label scale, e.g. 0,1,2,3 (default: the grades seen per pair). Weighted kappa, AC2 and "
+        "ordinal alpha weigh grades by their POSITION on it: without --scale, grades {0,1,3} are "
+        "positions 0,1,2, so 1 vs 3 counts as a one-step disagreement",
     )
     parser.add_argument("--format", choices=["text", "json"], default="text", dest="fmt")
     parser.add_argument("--per-topic", action="store_true", help="per-topic tables too")
@@ -209,7 +216,8 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     """The report as readable tables (``nan`` = undefined)."""
 
     def f(x: float) -> str:
-        return "nan" if math.isnan(x) else f"{x:.{digits}f}"
+        # a value that rounds to zero prints as 0, not -0.0000
+        return "nan" if math.isnan(x) else f"{x:.{digits}f}" if round(x, digits) != 0 else f"{0:.{digits}f}"
 
     pct = f"{100 * report.confidence:g}%"
     judged = ", ".join(f"{a} ({report.judged[a]} judged)" for a in report.assessors)
@@ -222,6 +230,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     if report.bootstrap is not None:
         b = report.bootstrap
         lines.append(f"bootstrap: {b.resamples} resamples of the topics, seed {b.seed}, percentile {pct} CIs")
+    lines += ["conventions:", *_convention_lines(report)]
 
     lines += [
         "",
@@ -243,6 +252,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
     for p in report.pairs:
         rows.append([p.a, p.b, str(p.items), *_binary_cells(p.overall, f)])
     lines += text_table(rows, "llrrrrrrr")
+    lines += _inference_lines(report, f, pct)
 
     for p in report.pairs:
         lines += [
@@ -289,6 +299,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
             f"({g.pairable - g.items} left out of Fleiss; {g.single} judged by one only, left out of both)",
         ]
         lines += _pooled_lines(g.pooled, f, bootstrap=report.bootstrap is not None)
+        lines += _group_inference_lines(report, f, pct)
         if per_topic:
             rows = [["topic", "items", "fleiss", "pairable", "alpha_nom", "alpha_ord"]]
             rows += [
@@ -302,14 +313,49 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
         lines += [
             "",
             f"system rankings: {len(s.runs)} runs ranked by mean score under each assessor, on the topics "
-            "both assessors of a pair judged; tau_AP(a,b) takes a's ranking as the truth:",
+            "both assessors of a pair judged; tau_AP(a,b) takes a's ranking as the truth, tau_AP,b is "
+            "symmetric (Urbano & Marrero 2017); RBO p = 0.9 (a's ranking first, ties broken by run "
+            "name) lies in [min, min + residual]; swap rates: pairs ordered oppositely, min counting "
+            "a pair tied in one ranking as no swap, mean as half:",
         ]
-        rows = [["measure", "a", "b", "topics", "tau_b", "tau_AP(a,b)", "tau_AP(b,a)"]]
+        rows = [
+            [
+                "measure",
+                "a",
+                "b",
+                "topics",
+                "tau_b",
+                "tau_AP(a,b)",
+                "tau_AP(b,a)",
+                "tau_AP,b",
+                "rho",
+                "RBO",
+                "RBO min",
+                "residual",
+                "swaps min",
+                "mean",
+            ]
+        ]
         rows += [
-            [c.measure, c.a, c.b, str(c.topics), f(c.tau_b), f(c.tau_ap_ab), f(c.tau_ap_ba)]
+            [
+                c.measure,
+                c.a,
+                c.b,
+                str(c.topics),
+                f(c.tau_b),
+                f(c.tau_ap_ab),
+                f(c.tau_ap_ba),
+                f(c.tau_ap_b),
+                f(c.spearman),
+                f(c.rbo),
+                f(c.rbo_min),
+                f(c.rbo_residual),
+                f(c.swap_min),
+                f(c.swap_mean),
+            ]
             for c in s.correlations
         ]
-        lines += text_table(rows, "lllrrrr")
+        lines += text_table(rows, "lllrrrrrrrrrrr")
         lines.append("mean scores (each assessor's topics):")
         rows = [["measure", "run", *report.assessors]]
         for m in s.measures:
@@ -317,6 +363,108 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
                 rows.append([m, r, *(f(s.means[a][m].get(r, math.nan)) for a in report.assessors)])
         lines += text_table(rows, "ll" + "r" * len(report.assessors))
     return lines
+
+
+def _convention_lines(report: AgreementReport) -> list[str]:
+    legend = report_as_dict(report, per_topic=False)["conventions"]
+    return [f"  {key}: {text}" for key, text in legend.items()]
+
+
+def _se_ci(e: Any, f: Any) -> list[str]:
+    return [f(e.value), f(e.se), f"[{f(e.ci_low)}, {f(e.ci_high)}]"]
+
+
+def _inference_lines(report: AgreementReport, f: Any, pct: str) -> list[str]:
+    """Asymptotic SEs of pooled kappa, AC1 and AC2 (Gwet 2014), z tests of kappa, PABAK; then the
+    binarized table's prevalence and bias indices with kappa, AC1 and PABAK side by side."""
+    lines = [
+        "",
+        "pairs, concatenated table: SE and Wald CI (Gwet 2014 linearisation, "
+        f"{pct}), kappa tested against 0 (SE under kappa = 0, Fleiss, Cohen & Everitt 1969), "
+        "PABAK = (q P_o - 1)/(q - 1) (Byrt, Bishop & Carlin 1993):",
+    ]
+    rows = [["a", "b", "pooled", "SE", "CI", "AC1", "SE", "CI", "AC2 lin", "SE", "AC2 quad", "SE"]]
+    rows[0] += ["kappa z", "p", "lin z", "p", "PABAK", "alpha_int", "alpha_ratio"]
+    for p in report.pairs:
+        i = p.inference
+        if i is None:
+            continue
+        rows.append(
+            [
+                p.a,
+                p.b,
+                *_se_ci(i.pooled, f),
+                *_se_ci(i.ac1, f),
+                f(i.ac2_linear.value),
+                f(i.ac2_linear.se),
+                f(i.ac2_quadratic.value),
+                f(i.ac2_quadratic.se),
+                f(i.cohen_test.z),
+                f(i.cohen_test.p),
+                f(i.linear_test.z),
+                f(i.linear_test.p),
+                f(i.pabak),
+                f(i.alpha_interval),
+                f(i.alpha_ratio),
+            ]
+        )
+    lines += text_table(rows, "ll" + "r" * (len(rows[0]) - 2))
+    lines += [
+        "",
+        f"pairs, binarized at {report.threshold}: kappa beside AC1 and PABAK = 2 P_o - 1, with the "
+        "prevalence index (both relevant - both not)/n and bias index (a only - b only)/n "
+        "(Byrt, Bishop & Carlin 1993):",
+    ]
+    rows = [["a", "b", "kappa", "AC1", "SE", "pooled", "SE", "PABAK", "prevalence", "bias", "note"]]
+    for p in report.pairs:
+        i = p.inference
+        if i is None:
+            continue
+        b = p.overall.binary
+        note = "kappa paradox: rare class depresses kappa" if i.binary.paradox else ""
+        rows.append(
+            [
+                p.a,
+                p.b,
+                f(b.cohen.value),
+                f(i.binary_ac1.value),
+                f(i.binary_ac1.se),
+                f(i.binary_pooled.value),
+                f(i.binary_pooled.se),
+                f(i.binary.pabak),
+                f(i.binary.prevalence_index),
+                f(i.binary.bias_index),
+                note,
+            ]
+        )
+    return lines + text_table(rows, "ll" + "r" * 8 + "l")
+
+
+def _group_inference_lines(report: AgreementReport, f: Any, pct: str) -> list[str]:
+    g = report.group
+    if g is None or g.inference is None:
+        return []
+    i = g.inference
+    rows = [["statistic", "items", "value", "SE", f"{pct} CI"]]
+    for name, e in (
+        ("Fleiss kappa, items judged by all", i.fleiss_complete),
+        ("Fleiss kappa, missing ratings kept (Gwet)", i.fleiss_missing),
+        ("Gwet AC1, items judged by all", i.ac1_complete),
+        ("Gwet AC1, missing ratings kept (Gwet)", i.ac1_missing),
+    ):
+        rows.append([name, str(e.items), *_se_ci(e, f)])
+    t = i.fleiss_test
+    return [
+        "  SEs: Gwet 2014 linearisation; missing-data versions on every item judged by two or more, "
+        f"category shares from all {i.missing_items} judged items",
+        *("  " + x for x in text_table(rows, "lrrrr")),
+        f"  Fleiss kappa vs 0 (Fleiss, Nee & Landis 1979 SE under kappa = 0, items judged by all): "
+        f"SE0 {f(t.se0)}, z {f(t.z)}, p {f(t.p)}",
+        f"  Conger kappa (1980), items judged by all: {f(i.conger)}; Light kappa (1971), mean Cohen kappa "
+        f"of {i.light_pairs} pairs: {f(i.light)}",
+        f"  Krippendorff alpha on the grade values, judged by two or more: interval {f(i.alpha_interval)}, "
+        f"ratio {f(i.alpha_ratio)}",
+    ]
 
 
 def _stat_cells(s: TableAgreement, f: Any) -> list[str]:

@@ -1,5 +1,6 @@
-"""``rw.agreement``: ``manage.py agreement`` (Cohen's, weighted and pooled kappa, AC1, Krippendorff's
-alpha, Fleiss' kappa, overlap; system-ranking tau) as a function.
+"""``rw.agreement``: ``manage.py agreement`` (Cohen's, weighted and pooled kappa, AC1/AC2, Krippendorff's
+alpha, Fleiss', Conger's and Light's kappa, with SEs, z tests and PABAK; overlap; system-ranking tau)
+as a function.
 
 It calls :func:`judging.agreement.agreement_report` with the arguments the command passes
 (``judging/cli.py`` run_agreement), so :meth:`AgreementResults.to_dict` equals the command's
@@ -20,6 +21,7 @@ from judging.agreement import (
     agreement_report,
     report_as_dict,
 )
+from judging.agreement.inference import Estimate, GroupInference, PairInference
 from judging.cli import assessor_name, split_measures
 from relevance_workbench.frames import frame
 from relevance_workbench.inputs import InputError, is_path, measure_specs, run_sources, to_qrels, to_run
@@ -45,7 +47,7 @@ class AgreementResults:
 
     def rows(self, *, per_topic: bool = True) -> list[tuple[str, str, str, str, float]]:
         """(a, b, topic, statistic, value) tuples: each pair overall (topic "all") and per topic;
-        Fleiss' kappa of all assessors together as a = b = "all"."""
+        Fleiss' kappa of all assessors together as a = b = "all" (SEs, tests: :meth:`inference_rows`)."""
         out: list[tuple[str, str, str, str, float]] = []
         for p in self.report.pairs:
             tables = [("all", p.overall)] + (list(p.per_topic.items()) if per_topic else [])
@@ -57,6 +59,24 @@ class AgreementResults:
             if per_topic:
                 out += [(GROUP, GROUP, t, "fleiss", float(s.fleiss.value)) for t, s in g.per_topic.items()]
         return out
+
+    def inference_rows(self) -> list[tuple[str, str, str, str, float]]:
+        """(a, b, "all", statistic, value) on the concatenated tables: SEs and CIs of pooled κ, AC1
+        and AC2 (Gwet 2014), z tests of κ (``cohen_z``, ``cohen_p``; FCE 1969), PABAK, prevalence
+        and bias indices, α interval/ratio; for a = b = "all" the group's complete-items and
+        missing-data Fleiss' κ and AC1 with SEs, Fleiss' κ z test, Conger's and Light's κ."""
+        out: list[tuple[str, str, str, str, float]] = []
+        for p in self.report.pairs:
+            if p.inference is not None:
+                out += [(p.a, p.b, "all", s, v) for s, v in _pair_inference(p.inference).items()]
+        g = self.report.group
+        if g is not None and g.inference is not None:
+            out += [(GROUP, GROUP, "all", s, v) for s, v in _group_inference(g.inference).items()]
+        return out
+
+    def inference_frame(self) -> Any:
+        """:meth:`inference_rows` as a long DataFrame with the columns of :meth:`to_frame`."""
+        return frame(self.inference_rows(), AGREEMENT_COLUMNS)
 
     def to_frame(self, *, per_topic: bool = True) -> Any:
         """Long DataFrame: a, b, topic ("all" = concatenated over topics), statistic, value."""
@@ -85,6 +105,45 @@ def _statistics(t: TableAgreement) -> dict[str, float]:
         "binary_pooled": float(t.binary.pooled.value),
         "binary_ac1": float(t.binary.ac1.value),
     }
+
+
+def _estimate(name: str, e: Estimate, *, value: bool = True) -> dict[str, float]:
+    """SE and CI of ``name`` (and its value, unless :func:`_statistics` already gives it)."""
+    out = {f"{name}_se": float(e.se), f"{name}_ci_low": e.ci_low, f"{name}_ci_high": e.ci_high}
+    return {name: float(e.value), **out} if value else out
+
+
+def _pair_inference(i: PairInference) -> dict[str, float]:
+    """The pair's SEs (Gwet 2014), z tests (FCE 1969), PABAK and prevalence/bias indices by name."""
+    out: dict[str, float] = {}
+    for name in ("pooled", "ac1", "ac2_linear", "ac2_quadratic"):
+        out.update(_estimate(name, getattr(i, name), value=name.startswith("ac2")))
+    for name in ("cohen", "linear", "quadratic"):
+        t = getattr(i, f"{name}_test")
+        out.update({f"{name}_se0": t.se0, f"{name}_z": t.z, f"{name}_p": t.p})
+    out.update(_estimate("binary_pooled", i.binary_pooled, value=False))
+    out.update(_estimate("binary_ac1", i.binary_ac1, value=False))
+    out.update(
+        {
+            "pabak": i.pabak,
+            "binary_pabak": i.binary.pabak,
+            "prevalence_index": i.binary.prevalence_index,
+            "bias_index": i.binary.bias_index,
+            "alpha_interval": i.alpha_interval,
+            "alpha_ratio": i.alpha_ratio,
+        }
+    )
+    return {k: float(v) for k, v in out.items()}
+
+
+def _group_inference(i: GroupInference) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in ("fleiss_complete", "ac1_complete", "fleiss_missing", "ac1_missing"):
+        out.update(_estimate(name, getattr(i, name)))
+    out.update({"fleiss_se0": i.fleiss_test.se0, "fleiss_z": i.fleiss_test.z, "fleiss_p": i.fleiss_test.p})
+    out.update({"conger": i.conger, "light": i.light, "alpha_interval": i.alpha_interval})
+    out["alpha_ratio"] = i.alpha_ratio
+    return {k: float(v) for k, v in out.items()}
 
 
 def _assessors(judgments: Any) -> dict[str, Any]:

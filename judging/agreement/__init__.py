@@ -3,6 +3,10 @@
 - :mod:`~judging.agreement.tables`: statistics of one confusion matrix or rating-count matrix
   (Cohen's and weighted κ with SEs, pooled κ / Scott's π, Gwet's AC1, Krippendorff's α,
   Fleiss' κ, Voorhees overlap, and κ / pooled κ / AC1 of the labels binarized at the threshold);
+- :mod:`~judging.agreement.inference`: Gwet's (2014) SEs of pooled κ, AC1/AC2 and Fleiss' κ (missing
+  ratings allowed), z tests of κ against 0, PABAK and the prevalence and bias indices;
+- :mod:`~judging.agreement.multi`: Light's and Conger's κ, Krippendorff's α at interval/ratio level;
+- :mod:`~judging.agreement.conventions`: the legend of conventions printed with every report;
 - :mod:`~judging.agreement.labels`: assessors' (topic, docno, grade) labels and their alignment;
 - :mod:`~judging.agreement.report`: per pair and per group, per topic, the three pooled readings
   and the topic bootstrap;
@@ -10,6 +14,20 @@
 - :mod:`~judging.agreement.summary`: the whole report and its JSON form.
 """
 
+from judging.agreement.conventions import conventions
+from judging.agreement.inference import (
+    Estimate,
+    GroupInference,
+    NullTest,
+    PairInference,
+    Prevalence,
+    cohen_null_test,
+    fleiss_null_test,
+    gwet_raw,
+    pabak,
+    prevalence,
+    units_of_table,
+)
 from judging.agreement.labels import (
     Labels,
     LabelSource,
@@ -20,6 +38,12 @@ from judging.agreement.labels import (
     labels_from_qrels,
     labels_from_triples,
     labels_to_qrels,
+)
+from judging.agreement.multi import (
+    conger_kappa,
+    krippendorff_alpha_values,
+    krippendorff_alpha_values_table,
+    light_kappa,
 )
 from judging.agreement.report import (
     BINARY_STATISTICS,
@@ -70,15 +94,20 @@ __all__ = [
     "Binary",
     "BootstrapSettings",
     "Confusion",
+    "Estimate",
+    "GroupInference",
     "GroupReport",
     "GroupTopic",
     "Interval",
     "Kappa",
     "LabelSource",
     "Labels",
+    "NullTest",
     "Overlap",
+    "PairInference",
     "PairReport",
     "Pooled",
+    "Prevalence",
     "Ratings",
     "SystemCorrelation",
     "SystemRankings",
@@ -90,22 +119,33 @@ __all__ = [
     "assessor_pairs",
     "binary_agreement",
     "cohen_kappa",
+    "cohen_null_test",
     "confusion_matrix",
+    "conger_kappa",
+    "conventions",
     "fleiss_kappa",
+    "fleiss_null_test",
     "group_agreement",
     "gwet_ac1",
+    "gwet_raw",
     "krippendorff_alpha",
     "krippendorff_alpha_table",
+    "krippendorff_alpha_values",
+    "krippendorff_alpha_values_table",
     "labels_from_mapping",
     "labels_from_qrels",
     "labels_from_triples",
     "labels_to_qrels",
+    "light_kappa",
     "overlap",
+    "pabak",
     "pair_agreement",
     "pooled_kappa",
+    "prevalence",
     "rating_counts",
     "report_as_dict",
     "system_rankings",
     "table_agreement",
     "table_agreements",
+    "units_of_table",
 ]

@@ -23,7 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from judging.agreement.inference import GroupInference, PairInference, group_inference, pair_inference
 from judging.agreement.labels import Ratings
+from judging.agreement.multi import light_kappa
 from judging.agreement.tables import (
     Kappa,
     TableAgreement,
@@ -85,6 +87,7 @@ class PairReport:
     overall: TableAgreement
     pooled: dict[str, Pooled]
     per_topic: dict[str, TableAgreement]
+    inference: PairInference | None = None  # SEs, z tests, PABAK: judging.agreement.inference
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ class GroupReport:
     fleiss: Kappa
     pooled: dict[str, Pooled]
     per_topic: dict[str, GroupTopic]
+    inference: GroupInference | None = None  # SEs, missing-data versions: judging.agreement.inference
 
 
 # --------------------------------------------------------------------------- readings
@@ -318,6 +322,7 @@ def pair_agreement(
         overall=overall[0],
         pooled=_pooled(readings_of, per_values, len(present), resamples, rng, confidence),
         per_topic={ratings.topics[i]: s for i, s in zip(present.tolist(), per, strict=True)},
+        inference=pair_inference(overall[0].counts, overall[0].binary.counts, labels, confidence=confidence),
     )
 
 
@@ -372,6 +377,10 @@ def group_agreement(
         items.sum(keepdims=True), agree.sum(keepdims=True), totals.sum(axis=0)[None], raters
     )
     pairable_t = np.bincount(t, minlength=len(present))
+    # Gwet's missing-data versions keep items rated once (they inform π_k), on all grades judged
+    judged_any = m >= 1
+    every_labels = _scale(ratings.grades[ratings.judged], scale)
+    every = rating_counts(ratings.grades[judged_any], ratings.judged[judged_any], every_labels)
     return GroupReport(
         assessors=ratings.assessors,
         labels=labels,
@@ -390,6 +399,15 @@ def group_agreement(
             )
             for i, topic in enumerate(present.tolist())
         },
+        inference=group_inference(
+            unit_counts[full],
+            every,
+            complete_grades=ratings.grades[pairable][full],
+            labels=labels,
+            pairable=unit_counts,
+            light=light_kappa(ratings.grades, ratings.judged),
+            confidence=confidence,
+        ),
     )
 
 

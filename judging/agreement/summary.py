@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from engine.measures.base import EvalOptions
+from judging.agreement.conventions import conventions
+from judging.agreement.inference import Estimate, GroupInference, NullTest, PairInference
 from judging.agreement.labels import Labels, LabelSource, align, as_labels, labels_to_qrels
 from judging.agreement.report import (
     GroupReport,
@@ -46,6 +48,7 @@ class AgreementReport:
     group: GroupReport | None
     bootstrap: BootstrapSettings | None
     systems: SystemRankings | None
+    scale: tuple[int, ...] | None = None  # --scale: weights by position on it, else on the grades seen
 
 
 def agreement_report(
@@ -119,6 +122,7 @@ def agreement_report(
         group=group,
         bootstrap=BootstrapSettings(bootstrap, seed, confidence) if bootstrap > 0 else None,
         systems=systems,
+        scale=cats,
     )
 
 
@@ -171,6 +175,61 @@ def table_dict(t: TableAgreement) -> dict[str, Any]:
     }
 
 
+def estimate_dict(e: Estimate) -> dict[str, Any]:
+    return {
+        "value": _num(e.value),
+        "se": _num(e.se),
+        "ci_low": _num(e.ci_low),
+        "ci_high": _num(e.ci_high),
+        "items": e.items,
+        "method": e.method,
+    }
+
+
+def null_test_dict(t: NullTest) -> dict[str, Any]:
+    return {"value": _num(t.value), "se0": _num(t.se0), "z": _num(t.z), "p": _num(t.p), "method": t.method}
+
+
+def pair_inference_dict(i: PairInference) -> dict[str, Any]:
+    """SEs of pooled κ / AC1 / AC2, z tests of κ, PABAK and the binarized prevalence block."""
+    return {
+        "pooled": estimate_dict(i.pooled),
+        "ac1": estimate_dict(i.ac1),
+        "ac2_linear": estimate_dict(i.ac2_linear),
+        "ac2_quadratic": estimate_dict(i.ac2_quadratic),
+        "cohen_test": null_test_dict(i.cohen_test),
+        "linear_test": null_test_dict(i.linear_test),
+        "quadratic_test": null_test_dict(i.quadratic_test),
+        "pabak": _num(i.pabak),
+        "binary": {
+            "prevalence_index": _num(i.binary.prevalence_index),
+            "bias_index": _num(i.binary.bias_index),
+            "pabak": _num(i.binary.pabak),
+            "paradox": i.binary.paradox,
+            "pooled": estimate_dict(i.binary_pooled),
+            "ac1": estimate_dict(i.binary_ac1),
+        },
+        "alpha_interval": _num(i.alpha_interval),
+        "alpha_ratio": _num(i.alpha_ratio),
+    }
+
+
+def group_inference_dict(i: GroupInference) -> dict[str, Any]:
+    return {
+        "fleiss_complete": estimate_dict(i.fleiss_complete),
+        "ac1_complete": estimate_dict(i.ac1_complete),
+        "fleiss_missing": estimate_dict(i.fleiss_missing),
+        "ac1_missing": estimate_dict(i.ac1_missing),
+        "fleiss_test": null_test_dict(i.fleiss_test),
+        "missing_items": i.missing_items,
+        "conger": _num(i.conger),
+        "light": _num(i.light),
+        "light_pairs": i.light_pairs,
+        "alpha_interval": _num(i.alpha_interval),
+        "alpha_ratio": _num(i.alpha_ratio),
+    }
+
+
 def pooled_dict(p: Pooled) -> dict[str, Any]:
     return {
         "concatenated": _num(p.concatenated),
@@ -196,6 +255,13 @@ def report_as_dict(report: AgreementReport, *, per_topic: bool = True) -> dict[s
         "pairs": [],
         "group": None,
         "systems": None,
+        "conventions": conventions(
+            scale=report.scale,
+            negative=report.negative,
+            threshold=report.threshold,
+            bootstrap=0 if report.bootstrap is None else report.bootstrap.resamples,
+            confidence=report.confidence,
+        ),
     }
     for p in report.pairs:
         pair: dict[str, Any] = {
@@ -208,6 +274,8 @@ def report_as_dict(report: AgreementReport, *, per_topic: bool = True) -> dict[s
             "overall": table_dict(p.overall),
             "pooled": {stat: pooled_dict(v) for stat, v in p.pooled.items()},
         }
+        if p.inference is not None:
+            pair["inference"] = pair_inference_dict(p.inference)
         if per_topic:
             pair["per_topic"] = {t: table_dict(s) for t, s in p.per_topic.items()}
         out["pairs"].append(pair)
@@ -222,6 +290,8 @@ def report_as_dict(report: AgreementReport, *, per_topic: bool = True) -> dict[s
             "fleiss": kappa_dict(g.fleiss),
             "pooled": {stat: pooled_dict(v) for stat, v in g.pooled.items()},
         }
+        if g.inference is not None:
+            out["group"]["inference"] = group_inference_dict(g.inference)
         if per_topic:
             out["group"]["per_topic"] = {
                 t: {
@@ -253,6 +323,13 @@ def report_as_dict(report: AgreementReport, *, per_topic: bool = True) -> dict[s
                     "tau_b": _num(c.tau_b),
                     "tau_ap_ab": _num(c.tau_ap_ab),
                     "tau_ap_ba": _num(c.tau_ap_ba),
+                    "tau_ap_b": _num(c.tau_ap_b),
+                    "spearman": _num(c.spearman),
+                    "rbo": _num(c.rbo),
+                    "rbo_min": _num(c.rbo_min),
+                    "rbo_residual": _num(c.rbo_residual),
+                    "swap_rate_min": _num(c.swap_min),
+                    "swap_rate_mean": _num(c.swap_mean),
                 }
                 for c in s.correlations
             ],

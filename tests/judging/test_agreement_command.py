@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -142,11 +143,20 @@ def test_system_ranking_table_with_two_tiny_runs(tmp_path: Path) -> None:
     out, _ = agreement(str(a), str(b), "--runs", str(good), str(bad), "--measures", "map,P.1")
     assert "system rankings: 2 runs" in out
     rows = [line.split() for line in out.splitlines() if line.startswith(("map ", "P_1 "))]
-    assert ["map", "a", "b", "2", "-1.0000", "-1.0000", "-1.0000"] in rows
+    # two runs in reverse order: every correlation -1; RBO (p = 0.9) of "good bad" against "bad good":
+    # A_1 = 0, A_2 = 1, so ext = 0.1/0.9 · 0.81 + 0.81 = 0.9; min = 0.1/0.9 · (-2 · 0.9 - 2 ln 0.1);
+    # the one pair is swapped: both swap rates 1
+    rbo_min = 0.1 / 0.9 * (-2 * 0.9 - 2 * math.log(0.1))
+    expected = ["map", "a", "b", "2", *["-1.0000"] * 5, "0.9000", f"{rbo_min:.4f}", f"{0.9 - rbo_min:.4f}"]
+    assert [*expected, "1.0000", "1.0000"] in rows
     assert ["map", "good", "1.0000", "0.5000"] in rows  # AP under a, under b
     data = agreement_json(str(a), str(b), "--runs", str(good), str(bad))
     assert data["systems"]["measures"] == ["map", "ndcg", "P_10", "bpref"]
     assert data["systems"]["correlations"][0]["tau_b"] == pytest.approx(-1.0)
+    first = data["systems"]["correlations"][0]
+    assert (first["tau_ap_b"], first["spearman"], first["swap_rate_min"]) == (-1.0, -1.0, 1.0)
+    assert first["rbo"] == pytest.approx(0.9, abs=1e-12)
+    assert first["rbo_min"] + first["rbo_residual"] == pytest.approx(first["rbo"], abs=1e-12)
 
 
 def test_malformed_qrels_exits_2_naming_file_and_line(tmp_path: Path) -> None:

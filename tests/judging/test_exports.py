@@ -120,7 +120,7 @@ def test_binarized_qrels(tiny: Campaign) -> None:
 def test_prel_and_mq_of_a_depth_pool_carry_the_consensus(tiny: Campaign) -> None:
     # a depth pool judges everything: one stratum "1", inclusion probability 1
     assert text(tiny, "prel") == lines(
-        "401 0 d1 1 2", "401 0 d2 1 0", "401 0 d3 1 1", "402 0 d4 1 -1", "402 0 d5 1 0"
+        "401 1 d1 1 2", "401 1 d2 1 0", "401 1 d3 1 1", "402 1 d4 1 -1", "402 1 d5 1 0"
     )
     assert text(tiny, "mq", rule="adjudicated", pool="p") == lines(
         "401 d1 2 depth 1.0",
@@ -162,8 +162,10 @@ def test_sampled_pool_prel_lists_unsampled_documents_as_minus_one(tiny: Campaign
     )
     assert {r[:2] for r in rows} == set(VOTES)  # the universe: every pooled document
     majority = {("401", "d1"): 2, ("401", "d2"): 0, ("401", "d3"): 1, ("402", "d4"): -1, ("402", "d5"): 0}
-    prel_rows = sorted((t, d, s, majority[t, d] if on else -1) for t, d, s, on, _ in rows)
-    assert text(tiny, "prel", pool="s") == lines(*(f"{t} 0 {d} {s} {g}" for t, d, s, g in prel_rows))
+    prel_rows = sorted((t, d, s, majority[t, d] if on else -1, int(on)) for t, d, s, on, _ in rows)
+    # the iter column carries the draw (1 = drawn): d4 was drawn but nobody judged it yet, so its
+    # rel is -1 like an undrawn document's, and only that column tells them apart
+    assert text(tiny, "prel", pool="s") == lines(*(f"{t} {m} {d} {s} {g}" for t, d, s, g, m in prel_rows))
     assert any(not on for *_, on, _ in rows)  # some documents were left out of the sample
     mq_rows = sorted((t, d, majority[t, d], p) for t, d, _, on, p in rows if on)
     assert text(tiny, "mq", pool="s") == lines(*(f"{t} {d} {g} stratified {p!r}" for t, d, g, p in mq_rows))

@@ -302,6 +302,9 @@ def test_tau_table_appears_when_runs_are_stored(demo_judged: Campaign, organizer
     )
     html = response.content.decode()
     assert 'id="tau-table"' in html and "Kendall τ-b" in html and "τ_AP(a, b)" in html
+    for column in ("τ_AP,b", "Spearman ρ", "RBO range", "Swap rate min / mean"):
+        assert column in html
+    assert html.count("<td>[0.") + html.count("<td>[1.") >= 2  # an RBO range per measure row
     assert "P_10" in html or "P.10" in html
     assert "bm25" in html  # the mean scores per assessor name the runs
 
