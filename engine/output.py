@@ -390,7 +390,8 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
             for name in ("wins", "ties", "losses"):
                 rows.append(row("effect", a=p["a"], b=p["b"], test=name, estimate=effect[name]))
     for r in data.get("anova", []):
-        rows.append(row("anova", a=r["source"], test="anova", estimate=r["ss"], statistic=r["f"], p=r["p"]))
+        # the source (systems, topics, residual, total) in the test column: a and b name runs only
+        rows.append(row("anova", test=r["source"], estimate=r["ss"], statistic=r["f"], p=r["p"]))
     friedman = data.get("friedman")
     if friedman:
         rows.append(row("friedman", test="friedman", statistic=friedman["chi2"], p=friedman["p"]))

@@ -317,4 +317,4 @@ def test_the_page_csv_is_what_manage_py_compare_writes_for_the_same_comparison(
     printed = "".join(line for line in lines if line.split(",")[0] not in ("tukey", "correlation"))
     assert any(line.startswith("tukey,") for line in lines)
     assert page.count("\npair,") == 6 and page.count("\neffect,") == 6 * 6 and page == printed
-    assert "\nanova,systems," in page and "\nfriedman,,,,friedman," in page
+    assert "\nanova,,,,systems," in page and "\nfriedman,,,,friedman," in page
