@@ -586,22 +586,14 @@ def _validate(settings: CompareSettings) -> None:
     unknown = [t for t in settings.tests if t not in ALL_TESTS]
     if unknown or not settings.tests:
         raise ComparisonError(f"unknown test(s) {unknown}; expected some of {', '.join(ALL_TESTS)}")
-    if settings.alternative not in ALTERNATIVES:
-        raise ComparisonError(
-            f"unknown alternative '{settings.alternative}'; expected one of {', '.join(ALTERNATIVES)}"
-        )
-    if settings.ci_method not in CI_METHODS:
-        raise ComparisonError(
-            f"unknown bootstrap interval '{settings.ci_method}'; expected one of {', '.join(CI_METHODS)}"
-        )
-    if settings.zero_method not in ZERO_METHODS:
-        raise ComparisonError(
-            f"unknown zero method '{settings.zero_method}'; expected one of {', '.join(ZERO_METHODS)}"
-        )
-    if settings.correction not in CORRECTIONS:
-        raise ComparisonError(
-            f"unknown correction '{settings.correction}'; expected one of {', '.join(CORRECTIONS)}"
-        )
+    for what, value, choices in (
+        ("alternative", settings.alternative, ALTERNATIVES),
+        ("bootstrap interval", settings.ci_method, CI_METHODS),
+        ("zero method", settings.zero_method, ZERO_METHODS),
+        ("correction", settings.correction, CORRECTIONS),
+    ):
+        if value not in choices:
+            raise ComparisonError(f"unknown {what} '{value}'; expected one of {', '.join(choices)}")
     if not 0 < settings.alpha < 1:
         raise ComparisonError("alpha must be between 0 and 1")
     if settings.permutations < 1 or settings.resamples < 1:
