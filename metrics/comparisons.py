@@ -41,6 +41,12 @@ CORRECTION_LABELS = {
     "bh": "Benjamini–Hochberg (false discovery rate)",
     "by": "Benjamini–Yekutieli (false discovery rate, any dependence)",
 }
+ZERO_METHOD_LABELS = {
+    "wilcox": "Wilcoxon: drop zero differences",
+    "pratt": "Wilcoxon: Pratt (rank zeros, then drop)",
+    "zsplit": "Wilcoxon: zsplit (split zeros' ranks)",
+}
+CI_LABELS = {"percentile": "bootstrap percentile", "bca": "bootstrap BCa"}
 BOOTSTRAP = 10_000  # resamples of each pair's CI: manage.py compare's default, so its numbers match
 
 
@@ -55,6 +61,10 @@ class SignificanceParams:
     seed: int = 0
     permutations: int = 10_000
     alpha: float = 0.05
+    # two-sided always: the matrix reads each pair both ways (a one-sided test answers one of
+    # them); one-sided tests are for manage.py compare --alternative and rw.compare
+    zero_method: str = "wilcox"
+    ci: str = "percentile"
 
     def settings(self) -> CompareSettings:
         return CompareSettings(
@@ -64,13 +74,19 @@ class SignificanceParams:
             permutations=self.permutations,
             resamples=BOOTSTRAP,
             seed=self.seed,
+            zero_method=self.zero_method,
+            ci_method=self.ci,
         )
 
     def key(self) -> str:
-        return (
+        key = (
             f"{self.evaluation}|{self.measure}|{self.test}|{self.correction}|{self.seed}|"
             f"{self.permutations}|{self.alpha!r}"
         )
+        # the defaults keep the key comparisons had before these choices existed, so their
+        # finished results are still found
+        extra = (self.zero_method, self.ci)
+        return key if extra == ("wilcox", "percentile") else key + "|" + "|".join(extra)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +97,8 @@ class SignificanceParams:
             "seed": self.seed,
             "permutations": self.permutations,
             "alpha": self.alpha,
+            "zero_method": self.zero_method,
+            "ci": self.ci,
             "key": self.key(),
         }
 
@@ -98,6 +116,8 @@ class SignificanceParams:
             seed=int(data["seed"]),
             permutations=int(data["permutations"]),
             alpha=float(data["alpha"]),
+            zero_method=str(data.get("zero_method", "wilcox")),
+            ci=str(data.get("ci", "percentile")),
         )
 
 

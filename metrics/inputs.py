@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from campaigns.errors import CampaignDataError
 from campaigns.inputs import form_problems
-from engine.significance import CORRECTIONS, TESTS
+from engine.significance import CI_METHODS, CORRECTIONS, TESTS, ZERO_METHODS
 from judging.consensus import RULES
 from metrics.comparisons import SignificanceParams
 from metrics.models import Evaluation
@@ -55,6 +55,8 @@ class SignificanceInput(serializers.Serializer):
     seed = serializers.IntegerField(default=0, min_value=0)
     permutations = serializers.IntegerField(default=10_000, min_value=1, max_value=1_000_000)
     alpha = serializers.FloatField(default=0.05, min_value=0.0001, max_value=0.5)
+    zero_method = serializers.ChoiceField(choices=ZERO_METHODS, default="wilcox")
+    ci = serializers.ChoiceField(choices=CI_METHODS, default="percentile")
 
 
 def parse_significance(data: Any, evaluation: Evaluation) -> SignificanceParams:

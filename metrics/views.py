@@ -20,8 +20,10 @@ from campaigns.views import organizer_page, refusals_as_messages
 from jobs.selectors import job_status
 from metrics import charts
 from metrics.comparisons import (
+    CI_LABELS,
     CORRECTION_LABELS,
     TEST_LABELS,
+    ZERO_METHOD_LABELS,
     SignificanceParams,
     significance_measures,
     significance_state,
@@ -223,6 +225,8 @@ def significance_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
             "errors": errors,
             "measures": significance_measures(evaluation=evaluation),
             "tests": TEST_LABELS,
+            "zero_methods": ZERO_METHOD_LABELS,
+            "ci_methods": CI_LABELS,
             "corrections": CORRECTION_LABELS,
             "label": column_label(params.measure),
             "test_label": TEST_LABELS.get(params.test, params.test),

@@ -318,3 +318,36 @@ def test_the_page_csv_is_what_manage_py_compare_writes_for_the_same_comparison(
     assert any(line.startswith("tukey,") for line in lines)
     assert page.count("\npair,") == 6 and page.count("\neffect,") == 6 * 6 and page == printed
     assert "\nanova,,,,systems," in page and "\nfriedman,,,,friedman," in page
+
+
+def test_the_page_takes_the_zero_method_the_interval_and_by_as_the_command_does(
+    loaded: Campaign, organizer: Any
+) -> None:
+    evaluation = evaluate_reference(loaded, organizer)
+    client = login(organizer)
+    url = reverse("evaluation:significance", args=[loaded.slug, evaluation.pk])
+    form = {"measure": "map", "test": "wilcoxon", "correction": "by", "seed": 2, "permutations": 500}
+    first = client.post(url, {**form, "zero_method": "zsplit", "ci": "bca"})
+    assert (
+        first.status_code == 302
+        and "zero_method=zsplit" in first["Location"]
+        and "ci=bca" in first["Location"]
+    )
+    page = client.get(first["Location"]).content.decode()
+    assert "--zero-method zsplit --ci bca" in page  # the equivalent command line, on the page
+    csv_page = client.get(first["Location"] + "&format=csv").content.decode()
+    out = io.StringIO()
+    call_command(
+        "compare",
+        *("-m", "map", "--test", "wilcoxon", "--correction", "by", "--seed", "2", "--permutations", "500"),
+        *("--zero-method", "zsplit", "--ci", "bca", "--format", "csv"),
+        str(demo_dir() / "qrels.txt"),
+        *map(str, demo_run_paths()),
+        stdout=out,
+    )
+    lines = out.getvalue().splitlines(keepends=True)
+    printed = "".join(line for line in lines if line.split(",")[0] not in ("tukey", "correlation"))
+    assert csv_page == printed
+    # the default choices keep the key a comparison had before they existed
+    plain = SignificanceParams(evaluation=evaluation.pk, measure="map")
+    assert plain.key() == f"{evaluation.pk}|map|t|holm|0|10000|0.05"
