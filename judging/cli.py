@@ -42,6 +42,8 @@ STAT_NAMES = {
     "ac1": "Gwet AC1",
     "alpha_nominal": "Krippendorff alpha, nominal",
     "alpha_ordinal": "Krippendorff alpha, ordinal",
+    "alpha_interval": "Krippendorff alpha, interval",
+    "alpha_ratio": "Krippendorff alpha, ratio",
     "overlap": "Voorhees overlap (micro, macro)",
     "binary_cohen": "binarized: Cohen kappa",
     "binary_pooled": "binarized: pooled kappa",

@@ -29,8 +29,9 @@ def _value_delta(values: np.ndarray, level: str) -> np.ndarray:
     raise ValueError(f"level must be one of {', '.join(VALUE_LEVELS)}, not '{level}'")
 
 
-def alpha_from_coincidence(coincidence: np.ndarray, values: Sequence[int], level: str) -> float:
-    """α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck with δ² of :func:`_value_delta`.
+def alpha_values(coincidence: np.ndarray, values: Sequence[int], level: str) -> np.ndarray:
+    """α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck with δ² of :func:`_value_delta`, for a stack
+    of coincidence matrices (any leading axes: topics, bootstrap resamples).
 
     interval: δ²_ck = (v_c − v_k)²; ratio: δ²_ck = ((v_c − v_k)/(v_c + v_k))², v the grades.
     NaN when fewer than two pairable values, no expected disagreement, or (ratio) a negative grade.
@@ -38,14 +39,19 @@ def alpha_from_coincidence(coincidence: np.ndarray, values: Sequence[int], level
     o = np.asarray(coincidence, dtype=np.float64)
     delta = _value_delta(np.asarray(values), level)
     if not np.all(np.isfinite(delta)):
-        return float("nan")
-    n_c = o.sum(axis=1)
-    n = float(n_c.sum())
-    observed = float((o * delta).sum())
-    expected = float((np.outer(n_c, n_c) * delta).sum())
-    if n < 2 or not expected > 0:
-        return float("nan")
-    return 1.0 - (n - 1.0) * observed / expected
+        return np.full(o.shape[:-2], np.nan)
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    observed = (o * delta).sum(axis=(-2, -1))
+    expected = (n_c[..., :, None] * n_c[..., None, :] * delta).sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = 1.0 - (n - 1.0) * observed / expected
+    return np.where((expected > 0) & (n >= 2), value, np.nan)
+
+
+def alpha_from_coincidence(coincidence: np.ndarray, values: Sequence[int], level: str) -> float:
+    """:func:`alpha_values` of one coincidence matrix."""
+    return float(alpha_values(np.asarray(coincidence, dtype=np.float64)[None], values, level)[0])
 
 
 def krippendorff_alpha_values(

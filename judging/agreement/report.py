@@ -25,7 +25,7 @@ import numpy as np
 
 from judging.agreement.inference import GroupInference, PairInference, group_inference, pair_inference
 from judging.agreement.labels import Ratings
-from judging.agreement.multi import light_kappa
+from judging.agreement.multi import alpha_values, light_kappa
 from judging.agreement.tables import (
     Kappa,
     TableAgreement,
@@ -48,8 +48,10 @@ READINGS = ("concatenated", "de_vries", "mean_per_topic")
 KAPPA_STATISTICS = ("cohen", "linear", "quadratic", "pooled", "ac1")
 # κ, pooled κ and AC1 of the labels binarized at the threshold (relevant = grade ≥ threshold)
 BINARY_STATISTICS = ("binary_cohen", "binary_pooled", "binary_ac1")
-PAIR_STATISTICS = ("p_o", *KAPPA_STATISTICS, "alpha_nominal", "alpha_ordinal", "overlap", *BINARY_STATISTICS)
-GROUP_STATISTICS = ("fleiss", "alpha_nominal", "alpha_ordinal")
+# Krippendorff's α at the interval and ratio levels reads the grade values (judging.agreement.multi)
+ALPHA_STATISTICS = ("alpha_nominal", "alpha_ordinal", "alpha_interval", "alpha_ratio")
+PAIR_STATISTICS = ("p_o", *KAPPA_STATISTICS, *ALPHA_STATISTICS, "overlap", *BINARY_STATISTICS)
+GROUP_STATISTICS = ("fleiss", *ALPHA_STATISTICS)
 _BATCH = 2_000_000  # resample × topic cells drawn at once
 
 
@@ -147,6 +149,8 @@ def _pair_values(
     coincidence = tables + np.swapaxes(tables, -1, -2)
     values["alpha_nominal"] = _alpha(coincidence, "nominal")
     values["alpha_ordinal"] = _alpha(coincidence, "ordinal")
+    for level in ("interval", "ratio"):
+        values[f"alpha_{level}"] = alpha_values(coincidence, labels, level)
     inter, union = _overlap_counts(tables, relevant)
     values["overlap"] = _ratio(inter, union)
     return values, parts
@@ -175,6 +179,7 @@ def _group_readings(
     fleiss_sums: tuple[np.ndarray, np.ndarray, np.ndarray],
     coincidence: np.ndarray,
     raters: int,
+    labels: tuple[int, ...],
 ) -> dict[str, dict[str, np.ndarray]]:
     items, agree, totals = fleiss_sums
     p_bar, p_e = _fleiss_parts(items, agree, totals, raters)  # per topic; NaN without items
@@ -191,6 +196,11 @@ def _group_readings(
         out[f"alpha_{level}"] = {
             "concatenated": _alpha(concat_o, level),
             "mean_per_topic": _mean(counts, _alpha(coincidence, level)),
+        }
+    for level in ("interval", "ratio"):
+        out[f"alpha_{level}"] = {
+            "concatenated": alpha_values(concat_o, labels, level),
+            "mean_per_topic": _mean(counts, alpha_values(coincidence, labels, level)),
         }
     return out
 
@@ -366,12 +376,16 @@ def group_agreement(
     sums = (items, agree, totals)
 
     def readings_of(counts: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
-        return _group_readings(counts, sums, coincidence, raters)
+        return _group_readings(counts, sums, coincidence, raters, labels)
 
     p_bar, p_e = _fleiss_parts(items, agree, totals, raters)
     fleiss_t = _corrected(p_bar, p_e)
     alphas = {level: _alpha(coincidence, level) for level in ("nominal", "ordinal")}
-    per_values = {"fleiss": fleiss_t, **{f"alpha_{k}": v for k, v in alphas.items()}}
+    per_values = {
+        "fleiss": fleiss_t,
+        **{f"alpha_{k}": v for k, v in alphas.items()},
+        **{f"alpha_{k}": alpha_values(coincidence, labels, k) for k in ("interval", "ratio")},
+    }
     pooled = _pooled(readings_of, per_values, len(present), resamples, rng, confidence)
     all_bar, all_e = _fleiss_parts(
         items.sum(keepdims=True), agree.sum(keepdims=True), totals.sum(axis=0)[None], raters

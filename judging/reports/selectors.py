@@ -379,6 +379,8 @@ STAT_NAMES = {
     "ac1": "Gwet AC1",
     "alpha_nominal": "Krippendorff α, nominal",
     "alpha_ordinal": "Krippendorff α, ordinal",
+    "alpha_interval": "Krippendorff α, interval (grade values)",
+    "alpha_ratio": "Krippendorff α, ratio (grade values)",
     "overlap": "Voorhees overlap (concatenated = micro, mean per topic = macro)",
     "binary_cohen": "binarized: Cohen κ",
     "binary_pooled": "binarized: pooled κ",

@@ -343,3 +343,31 @@ def naive_cohen(a: list[int], b: list[int], labels: list[int]) -> float:
 
 def same(x: float, y: float) -> bool:
     return (math.isnan(x) and math.isnan(y)) or abs(x - y) <= 1e-9
+
+
+def test_alpha_at_interval_and_ratio_level_is_pooled_with_a_topic_bootstrap_ci() -> None:
+    krippendorff = pytest.importorskip("krippendorff", reason="krippendorff is in the test extra")
+    three = noisy_assessors(topics=8, docs=20, seed=3)
+    report = agreement_report(three, bootstrap=400, seed=5)
+    for level in ("interval", "ratio"):
+        # concatenated over topics: the krippendorff package on every item, grade values as data
+        items = sorted({(t, d) for rows in three.values() for t, d, _ in rows})
+        index = {item: i for i, item in enumerate(items)}
+        data = np.full((3, len(items)), np.nan)
+        for r, rows in enumerate(three.values()):
+            for t, d, g in rows:
+                data[r, index[t, d]] = g
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+        group = report.group
+        assert group is not None
+        pooled = group.pooled[f"alpha_{level}"]
+        assert pooled.concatenated == pytest.approx(expected, abs=1e-9)
+        low, high = pooled.ci["concatenated"]
+        assert low < pooled.concatenated < high  # a percentile interval of 400 topic resamples
+        # and per pair, where it equals the pair's asymptotic block (the same α on the same table)
+        pair = report.pairs[0]
+        assert pair.inference is not None
+        assert pair.pooled[f"alpha_{level}"].concatenated == pytest.approx(
+            getattr(pair.inference, f"alpha_{level}"), abs=1e-12
+        )
+        assert set(pair.pooled[f"alpha_{level}"].ci) == {"concatenated", "mean_per_topic"}
