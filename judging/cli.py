@@ -453,6 +453,11 @@ def _group_inference_lines(report: AgreementReport, f: Any, pct: str) -> list[st
         ("Fleiss kappa, missing ratings kept (Gwet)", i.fleiss_missing),
         ("Gwet AC1, items judged by all", i.ac1_complete),
         ("Gwet AC1, missing ratings kept (Gwet)", i.ac1_missing),
+        *(
+            (f"Gwet AC2, {kind}, missing ratings kept", e)
+            for kind, e in (("linear", i.ac2_linear), ("quadratic", i.ac2_quadratic))
+            if e is not None
+        ),
     ):
         rows.append([name, str(e.items), *_se_ci(e, f)])
     t = i.fleiss_test

@@ -138,8 +138,17 @@ def _pair_inference(i: PairInference) -> dict[str, float]:
 
 def _group_inference(i: GroupInference) -> dict[str, float]:
     out: dict[str, float] = {}
-    for name in ("fleiss_complete", "ac1_complete", "fleiss_missing", "ac1_missing"):
-        out.update(_estimate(name, getattr(i, name)))
+    for name in (
+        "fleiss_complete",
+        "ac1_complete",
+        "fleiss_missing",
+        "ac1_missing",
+        "ac2_linear",
+        "ac2_quadratic",
+    ):
+        estimate = getattr(i, name)
+        if estimate is not None:
+            out.update(_estimate(name, estimate))
     out.update({"fleiss_se0": i.fleiss_test.se0, "fleiss_z": i.fleiss_test.z, "fleiss_p": i.fleiss_test.p})
     out.update({"conger": i.conger, "light": i.light, "alpha_interval": i.alpha_interval})
     out["alpha_ratio"] = i.alpha_ratio

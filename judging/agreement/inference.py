@@ -289,6 +289,9 @@ class GroupInference(NamedTuple):
     light_pairs: int  # pairs with a defined κ in that mean
     alpha_interval: float  # Krippendorff's α on the grade values, items judged by two or more
     alpha_ratio: float
+    # Gwet's AC2 of all assessors (missing-data rule, every judged item), linear and quadratic
+    ac2_linear: Estimate | None = None
+    ac2_quadratic: Estimate | None = None
 
 
 def pair_inference(
@@ -343,4 +346,6 @@ def group_inference(
         light_pairs=light[1],
         alpha_interval=krippendorff_alpha_values(pairable, labels, "interval"),
         alpha_ratio=krippendorff_alpha_values(pairable, labels, "ratio"),
+        ac2_linear=gwet_raw(every, "ac1", "linear", confidence=confidence),
+        ac2_quadratic=gwet_raw(every, "ac1", "quadratic", confidence=confidence),
     )

@@ -220,6 +220,11 @@ def group_inference_dict(i: GroupInference) -> dict[str, Any]:
         "ac1_complete": estimate_dict(i.ac1_complete),
         "fleiss_missing": estimate_dict(i.fleiss_missing),
         "ac1_missing": estimate_dict(i.ac1_missing),
+        **{
+            name: estimate_dict(e)
+            for name, e in (("ac2_linear", i.ac2_linear), ("ac2_quadratic", i.ac2_quadratic))
+            if e is not None
+        },
         "fleiss_test": null_test_dict(i.fleiss_test),
         "missing_items": i.missing_items,
         "conger": _num(i.conger),

@@ -176,3 +176,19 @@ def test_rare_relevant_documents_flag_the_kappa_paradox() -> None:
 def test_bias_index_is_signed_a_only_minus_b_only() -> None:
     # rows A: A relevant & B not = 7 (cell [1, 0]), B relevant & A not = 2 (cell [0, 1])
     assert prevalence([[40, 2], [7, 51]]).bias_index == pytest.approx((7 - 2) / 100, abs=1e-12)
+
+
+def test_the_group_report_carries_ac2_with_missing_ratings_as_irrcac() -> None:
+    from judging.agreement import agreement_report
+
+    # RAW as four assessors' labels on one topic, -1 = not labelled
+    judgments = {
+        f"r{r}": [("1", f"d{i}", int(g)) for i, g in enumerate(RAW[:, r].tolist()) if g >= 0]
+        for r in range(RAW.shape[1])
+    }
+    group = agreement_report(judgments).group
+    assert group is not None and group.inference is not None
+    for kind in ("linear", "quadratic"):
+        e = getattr(group.inference, f"ac2_{kind}")
+        value, se = IRRCAC_RAW["ac1", kind]
+        assert (e.value, e.se) == pytest.approx((value, se), abs=1e-9)
