@@ -12,8 +12,10 @@ from typing import Any
 from campaigns.errors import CampaignDataError
 from engine.output import comparison_dict
 from engine.significance import (
+    ALL_TESTS,
     CORRECTIONS,
-    TESTS,
+    EXACT,
+    EXACT_MAX_TOPICS,
     CompareSettings,
     Comparison,
     ComparisonError,
@@ -24,7 +26,7 @@ from engine.significance import (
 from jobs.models import Job
 from metrics.evaluations import evaluation_results
 from metrics.leaderboards import DEFAULT_SORT, Column, evaluation_columns
-from metrics.models import Evaluation
+from metrics.models import Evaluation, EvaluationRun
 from trec.progress import ProgressCallback
 
 SIGNIFICANCE_JOB = "metrics_significance"
@@ -33,6 +35,7 @@ TEST_LABELS = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "sign": "sign test",
     "randomization": "paired randomization test",
+    "exact": f"exact randomization test (all 2^n sign flips; at most {EXACT_MAX_TOPICS} topics)",
 }
 CORRECTION_LABELS = {
     "none": "no correction",
@@ -130,8 +133,15 @@ def significance_check(*, evaluation: Evaluation, params: SignificanceParams) ->
     problems = []
     if params.measure not in [c.name for c in significance_measures(evaluation=evaluation)]:
         problems.append(f"measure '{params.measure}' is not in this evaluation")
-    if params.test not in TESTS:
-        problems.append(f"unknown test '{params.test}' (one of {', '.join(TESTS)})")
+    if params.test not in ALL_TESTS:
+        problems.append(f"unknown test '{params.test}' (one of {', '.join(ALL_TESTS)})")
+    if params.test == EXACT:
+        topics = _topic_count(evaluation, params.measure)
+        if topics > EXACT_MAX_TOPICS:
+            problems.append(
+                f"the exact randomization test enumerates 2^n sign flips, at most {EXACT_MAX_TOPICS} "
+                f"topics; this evaluation has {topics}: choose the (Monte Carlo) randomization test"
+            )
     if params.correction not in CORRECTIONS:
         problems.append(f"unknown correction '{params.correction}' (one of {', '.join(CORRECTIONS)})")
     if params.seed < 0:
@@ -144,6 +154,13 @@ def significance_check(*, evaluation: Evaluation, params: SignificanceParams) ->
         problems.append("a comparison needs at least two runs")
     if problems:
         raise CampaignDataError(problems)
+
+
+def _topic_count(evaluation: Evaluation, measure: str) -> int:
+    """Topics with a value of ``measure`` in the evaluation's first run (the runs share them)."""
+    first = EvaluationRun.objects.filter(evaluation=evaluation).order_by("pk").first()
+    values = (first.per_topic or {}).get(measure, {}) if first is not None else {}
+    return len(values)
 
 
 def significance_compare(

@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from campaigns.errors import CampaignDataError
 from campaigns.inputs import form_problems
-from engine.significance import CI_METHODS, CORRECTIONS, TESTS, ZERO_METHODS
+from engine.significance import ALL_TESTS, CI_METHODS, CORRECTIONS, ZERO_METHODS
 from judging.consensus import RULES
 from metrics.comparisons import SignificanceParams
 from metrics.models import Evaluation
@@ -50,7 +50,7 @@ def parse_source_choice(data: Any) -> JudgmentSource | None:
 
 class SignificanceInput(serializers.Serializer):
     measure = serializers.CharField(default="map", max_length=60)
-    test = serializers.ChoiceField(choices=TESTS, default="t")
+    test = serializers.ChoiceField(choices=ALL_TESTS, default="t")
     correction = serializers.ChoiceField(choices=CORRECTIONS, default="holm")
     seed = serializers.IntegerField(default=0, min_value=0)
     permutations = serializers.IntegerField(default=10_000, min_value=1, max_value=1_000_000)

@@ -17,6 +17,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign
 from engine.evaluate import Judgments, evaluate_run
 from engine.names import parse_measures
@@ -351,3 +352,20 @@ def test_the_page_takes_the_zero_method_the_interval_and_by_as_the_command_does(
     # the default choices keep the key a comparison had before they existed
     plain = SignificanceParams(evaluation=evaluation.pk, measure="map")
     assert plain.key() == f"{evaluation.pk}|map|t|holm|0|10000|0.05"
+
+
+def test_the_exact_randomization_test_on_the_page_and_its_topic_limit(
+    loaded: Campaign, organizer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evaluation = evaluate_reference(loaded, organizer)
+    params = SignificanceParams(evaluation=evaluation.pk, measure="map", test="exact")
+    job = significance_enqueue(evaluation=evaluation, params=params, user=organizer)
+    assert job.result is not None
+    pairs = job.result["comparison"]["pairs"]
+    # 5 demo topics: p is a multiple of 1/32, the exact count of the 2^5 sign flips
+    assert all((p["tests"]["exact"]["p"] * 32) == round(p["tests"]["exact"]["p"] * 32) for p in pairs)
+    import metrics.comparisons as comparisons
+
+    monkeypatch.setattr(comparisons, "EXACT_MAX_TOPICS", 4)
+    with pytest.raises(CampaignDataError, match="this evaluation has 5: choose the"):
+        comparisons.significance_check(evaluation=evaluation, params=params)
