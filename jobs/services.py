@@ -267,8 +267,13 @@ def _job_interrupted(job: Job) -> bool:
         parent = None
         if job.parent_id is not None:
             parent = Job.objects.select_for_update().filter(pk=job.parent_id).first()
-        changed = Job.objects.filter(pk=job.pk, status=job.status).update(
-            status=Job.Status.FAILED, errors=[reason], finished_at=now
+        # A job that split into parts gave its lock back on purpose and lives on in them. The caller
+        # listed it before the split committed, and checked its lock after: the split's parts are
+        # committed by then (before the lock is released), so this statement sees them.
+        changed = (
+            Job.objects.filter(pk=job.pk, status=job.status)
+            .exclude(pk__in=Job.objects.filter(parent_id=job.pk).values("parent_id"))
+            .update(status=Job.Status.FAILED, errors=[reason], finished_at=now)
         )
         if changed:
             _task_result_fail(job.task_id, reason, now)

@@ -246,3 +246,22 @@ def test_an_interrupted_part_fails_its_job(tasks_in_database: None) -> None:
     assert parent.status == Job.Status.FAILED and parent.errors[0].startswith("part 1 of 2: interrupted")
     assert "(b:2)" in parent.errors[0]
     assert parent.parts.get(params__part=2).status == Job.Status.FAILED  # cancelled
+
+
+def test_a_job_that_split_after_it_was_listed_is_not_failed(tasks_in_database: None) -> None:
+    """The race CI met once on PostgreSQL: a worker lists the running jobs while another job is
+    still whole; that job then commits its parts and gives its lock back on purpose; the first
+    worker finds the lock free. The job lives on in its parts: failing it would be wrong."""
+    from jobs.services import _job_interrupted
+
+    parent = _running(worker="a:1")
+    listed = list(Job.objects.filter(status=Job.Status.RUNNING, parts__isnull=True))
+    assert [j.pk for j in listed] == [parent.pk]
+    Job.objects.create(kind="test_echo", title="t", parent=parent, params={"part": 1, "parts": 1})
+    assert not liveness.job_held(parent.id, job_folder(parent.id))
+    assert _job_interrupted(listed[0]) is False
+    parent.refresh_from_db()
+    assert parent.status == Job.Status.RUNNING
+    # and a job with no parts whose lock is free is still failed
+    alone = _running(worker="c:3")
+    assert _job_interrupted(alone) is True
