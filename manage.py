@@ -21,6 +21,10 @@ LONG_RUNNING = {"runserver", "jobs_worker", "shell", "dbshell", "db_worker"}
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+    if len(sys.argv) > 1 and sys.argv[1] in PURE_COMMANDS:
+        # These commands do no linear algebra worth a thread: without this, importing numpy starts
+        # one OpenBLAS thread per core, which spins beside the evaluation's own workers.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if len(sys.argv) > 1 and sys.argv[1] not in LONG_RUNNING:
         # a command that reads files and ends: reuse freed pages rather than fault in new ones
         from trec.allocator import tune_allocator

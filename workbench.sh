@@ -33,7 +33,9 @@ setup() {
     "$py" -m venv "$VENV"
   fi
   local stamp="$VENV/.installed-$extras"
-  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  # pyproject.toml lists what to install; trec/_kernels.c is compiled by the install (an edit to it
+  # needs the install again, as a changed dependency does)
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ trec/_kernels.c -nt "$stamp" ]; then
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
     "$VENV/bin/python" -m pip install --quiet -e ".[$extras]"
     touch "$stamp"

@@ -13,20 +13,6 @@ from engine.evaluate import Judgments, RunResult, evaluate_files
 from engine.measures.base import EvalOptions, Measure
 from engine.names import MeasureError, parse_measures, parse_trec_eval_measures
 from engine.output import Writer, comparison_csv, comparison_dict, comparison_json, comparison_text_lines
-from engine.significance import (
-    ALL_TESTS,
-    ALTERNATIVES,
-    CI_METHODS,
-    CORRECTIONS,
-    EXACT_MAX_TOPICS,
-    TESTS,
-    ZERO_METHODS,
-    CompareSettings,
-    ComparisonError,
-    compare_runs,
-    conventions,
-    pair_count,
-)
 from engine.zscores import read_zscores
 from trec import FormatError, read_mq_prel, read_prel, read_qrels, read_run
 from trec.cli import UsageError, run_command
@@ -293,9 +279,11 @@ def _qrels_results(
 ) -> Iterator[RunResult]:
     measures = _parse(opts, specs, design)
     if len(runs) > 1:
+        from trec import kernels
         from trec.arrow_runs import preload
 
-        preload()  # pyarrow's reader for the judgments too (evaluate_files reads the runs with it)
+        if not kernels.enabled():  # the compiled readers need no pyarrow
+            preload()  # pyarrow's reader for the judgments too (evaluate_files reads the runs with it)
     try:
         if design == "prel":
             judgments = Judgments.from_prel(read_prel(opts["qrels"]))
@@ -426,6 +414,8 @@ COMPARE_HELP = (
 
 
 def add_compare_arguments(parser: ArgumentParser) -> None:
+    import engine.significance as sig  # scipy behind it: only compare needs it
+
     add = parser.add_argument
     add("qrels", help="qrels file; gzip is fine")
     add("runs", nargs="+", help="two or more run files; a run is named after its file")
@@ -435,34 +425,34 @@ def add_compare_arguments(parser: ArgumentParser) -> None:
         "--test",
         default="all",
         type=_tests,
-        help=f"paired tests, comma-separated: {', '.join(ALL_TESTS)} or all (default all = "
-        f"{', '.join(TESTS)}); exact = the randomization test over all 2^n sign vectors "
-        f"(at most {EXACT_MAX_TOPICS} topics)",
+        help=f"paired tests, comma-separated: {', '.join(sig.ALL_TESTS)} or all (default all = "
+        f"{', '.join(sig.TESTS)}); exact = the randomization test over all 2^n sign vectors "
+        f"(at most {sig.EXACT_MAX_TOPICS} topics)",
     )
     add(
         "--alternative",
-        choices=ALTERNATIVES,
+        choices=sig.ALTERNATIVES,
         default="two-sided",
         help="of every paired test (default two-sided); greater: H1 a scores higher than b",
     )
     add(
         "--ci",
         dest="ci_method",
-        choices=CI_METHODS,
+        choices=sig.CI_METHODS,
         default="percentile",
         help="bootstrap interval of the mean difference: percentile (default) or bca (bias-corrected "
         "and accelerated, Efron & Tibshirani 1993 ch. 14)",
     )
     add(
         "--zero-method",
-        choices=ZERO_METHODS,
+        choices=sig.ZERO_METHODS,
         default="wilcox",
         help="Wilcoxon's zero differences: wilcox drops them first (default), pratt ranks then drops "
         "them, zsplit splits their ranks between the signs",
     )
     add(
         "--correction",
-        choices=CORRECTIONS,
+        choices=sig.CORRECTIONS,
         default="holm",
         help="over the compared pairs (default holm; bh and by: Benjamini-Hochberg and -Yekutieli FDR)",
     )
@@ -485,6 +475,8 @@ def add_compare_arguments(parser: ArgumentParser) -> None:
 
 def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
     """Compare ``opts['runs']`` on one measure and print the comparison; raises :class:`UsageError`."""
+    import engine.significance as sig  # scipy behind it: only compare needs it
+
     measure = _one_measure(opts["measure"])
     other_measure = _one_measure(opts["compare_measure"]) if opts["compare_measure"] else None
     judgments = Judgments(_read(read_qrels, opts["qrels"]))
@@ -492,7 +484,7 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
     runs = [_read(read_run, path) for path in opts["runs"]]
     baseline = opts["baseline"]
     by_path = {str(p): run_name_from_path(p) for p in opts["runs"]}
-    settings = CompareSettings(
+    settings = sig.CompareSettings(
         baseline=by_path.get(baseline, baseline),
         tests=opts["test"],
         alternative=opts["alternative"],
@@ -505,11 +497,11 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
         seed=opts["seed"],
     )
     options = EvalOptions(level=opts["level"], judged_only=opts["judged_only"], complete=opts["complete"])
-    total = pair_count(len(runs), settings)
+    total = sig.pair_count(len(runs), settings)
     try:
         # many runs x 10,000 permutations take minutes: show progress on a terminal
         with Progress(total, "comparing", stream=stderr, enabled=None if total > 20 else False) as bar:
-            comparison = compare_runs(
+            comparison = sig.compare_runs(
                 judgments,
                 runs,
                 measure,
@@ -519,7 +511,7 @@ def run_compare(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None:
                 other_judgments=other_judgments,
                 on_pair=bar.advance,
             )
-    except ComparisonError as exc:
+    except sig.ComparisonError as exc:
         raise UsageError(str(exc)) from exc
     dropped = comparison.matrix.dropped
     if dropped:
@@ -550,13 +542,15 @@ def _tests(spec: str) -> tuple[str, ...]:
     """``--test``: "all" or a comma-separated list of test names."""
     from argparse import ArgumentTypeError
 
+    import engine.significance as sig  # scipy behind it: only compare needs it
+
     if spec == "all":
-        return TESTS
+        return sig.TESTS
     names = tuple(dict.fromkeys(t.strip() for t in spec.split(",") if t.strip()))
-    unknown = [t for t in names if t not in ALL_TESTS]
+    unknown = [t for t in names if t not in sig.ALL_TESTS]
     if unknown or not names:
         raise ArgumentTypeError(
-            f"unknown test(s) {', '.join(unknown) or spec!r}; choose from {', '.join(ALL_TESTS)}, all"
+            f"unknown test(s) {', '.join(unknown) or spec!r}; choose from {', '.join(sig.ALL_TESTS)}, all"
         )
     return names
 
@@ -583,6 +577,8 @@ def _read(reader: Any, path: str) -> Any:
 
 def compare_main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = "manage.py compare") -> int:
     """Entry point of the compare command line without Django."""
+    import engine.significance as sig  # scipy behind it: only compare needs it
+
     return run_command(
         argv,
         stdout,
@@ -592,5 +588,5 @@ def compare_main(argv: list[str], stdout: TextOut, stderr: TextOut, prog: str = 
         add_arguments=add_compare_arguments,
         run=run_compare,
         epilog="conventions (also printed with every result):\n"
-        + "\n".join(f"  - {text}" for text in conventions(CompareSettings())),
+        + "\n".join(f"  - {text}" for text in sig.conventions(sig.CompareSettings())),
     )

@@ -153,6 +153,22 @@ class Judgments:
             q.offsets.astype(np.int64), sorted_hashes, q.docnos[order], q.rels[order], order.astype(np.int64)
         )
 
+    @cached_property
+    def _qrels_hashes(self) -> np.ndarray:
+        """:func:`trec.order.hash_strings` of every qrels docno, in qrels order."""
+        from trec import kernels
+
+        docnos = self.qrels.docnos
+        return kernels.hash_strings(docnos) if kernels.enabled() else hash_strings(docnos)
+
+    @cached_property
+    def _hash_join(self) -> Any:
+        """The compiled join (:class:`trec.kernels.HashJoin`) of these qrels."""
+        from trec.kernels import HashJoin
+
+        q = self.qrels
+        return HashJoin(q.offsets, self._qrels_hashes, q.docnos, q.rels)
+
     def stats(self, level: int) -> TopicStats:
         if level not in self._stats:
             q = self.qrels
@@ -193,6 +209,12 @@ class Judgments:
         keep = np.ones(len(q), dtype=bool)
         keep[rows] = False
         reduced = Judgments(q.keep_rows(keep))  # subtopic lines follow their rows
+        if "_qrels_hashes" in self.__dict__:
+            reduced.__dict__["_qrels_hashes"] = self._qrels_hashes[keep]
+        from trec import kernels
+
+        if kernels.enabled():
+            return reduced  # the reduced judgments build their own table when first joined
         index = self._join_index
         if index is not None:
             reduced.__dict__["_join_index"] = index.subset(keep, len(q.topics), np.cumsum(keep) - 1)
@@ -209,8 +231,17 @@ class Judgments:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Row of each (qrels topic index, docno) (-1 where absent) and its :meth:`relevance`."""
         q = self.qrels
+        if len(docnos) == 0 or len(q) == 0:
+            rows = np.full(len(docnos), -1, dtype=np.int64)
+            return rows, self.relevance(rows)
+        from trec import kernels
+
+        if kernels.enabled():
+            if hashes is None:
+                hashes = kernels.hash_strings(np.asarray(docnos, dtype="S"))
+            return self._hash_join.find(topic_index, docnos, hashes, NONPOOL, UNJUDGED)
         index = self._join_index
-        if len(docnos) == 0 or len(q) == 0 or index is None:
+        if index is None:
             rows = self._search_rows(topic_index, docnos)
             return rows, self.relevance(rows)
         hashes = hash_strings(docnos) if hashes is None else hashes
@@ -462,9 +493,11 @@ def evaluate_files(
 
     names = list(names) if names is not None else [None] * len(paths)  # type: ignore[list-item]
     if len(paths) > 1:
+        from trec import kernels
         from trec.arrow_runs import preload
 
-        preload()  # pyarrow pays for its import over several runs (and before forking, once)
+        if not kernels.enabled():  # the compiled readers need no pyarrow
+            preload()  # pyarrow pays for its import over several runs (and before forking, once)
 
     def job(i: int) -> RunResult:
         run = read_run(paths[i], name=names[i])

@@ -26,7 +26,17 @@ from pooling.strategies import (
     per_topic_budgets,
     simulate,
 )
-from trec import FormatError, Qrels, RankedRun, read_qrels, read_run, write_mq_prel, write_prel, write_qrels
+from trec import (
+    FormatError,
+    Qrels,
+    RankedRun,
+    kernels,
+    read_qrels,
+    read_run,
+    write_mq_prel,
+    write_prel,
+    write_qrels,
+)
 from trec.arrow_runs import available, preload
 from trec.cli import UsageError, run_command
 from trec.csvout import SafeWriter
@@ -206,7 +216,7 @@ def _read(paths: Sequence[str], stderr: TextOut, progress: str, read: Callable[[
             raise UsageError(f"runs '{seen[name]}' and '{path}' are both named '{name}': rename one")
         seen[name] = path
     runs: list[Any] = []
-    if len(paths) > 1:
+    if len(paths) > 1 and not kernels.enabled():
         preload()  # pyarrow's reader, as manage.py evaluate reads runs (trec.arrow_runs)
     with Progress(len(paths), "reading runs", stream=stderr, enabled=enabled) as bar:
         # one thread more than cores: while one holds the GIL for numpy work between pyarrow's
@@ -320,7 +330,7 @@ def _progress(opts: dict[str, Any], total: int, what: str, stderr: TextOut) -> P
 def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> PoolSelection:
     """Build the pool ``opts`` describe and write it to ``opts['output']``; UsageError on bad input."""
     spec = spec_from_options(opts)
-    if opts["strategy"] == "depth" and available():
+    if opts["strategy"] == "depth" and (kernels.enabled() or available()):
         return _build_depth(opts, spec, stdout, stderr)
     runs = read_runs(opts["runs"], stderr, opts["progress"], spec.deepest())
     judgments = _read_qrels(opts["judgments"]) if opts["judgments"] else None

@@ -2,8 +2,8 @@
 
 A pooling strategy that looks no deeper than rank k needs, of every run, only its top k per topic
 in canonical order (:mod:`trec.order`: score descending, ties by docno descending in byte order).
-:func:`read_top` parses a run file with :func:`trec.arrow_runs.parse_plain` (pyarrow's C++ CSV
-reader, which releases the GIL, so files
+:func:`read_top` parses a run file with the compiled reader of :mod:`trec.kernels` (or, without
+it, :func:`trec.arrow_runs.parse_plain`, pyarrow's C++ CSV reader; both release the GIL, so files
 are read by a thread pool), checks that the file is one :func:`trec.runs.read_run` would read the
 same way, and keeps the top k of each topic, ties at the cut broken exactly as the canonical order
 breaks them. A file that is not plainly laid out (tabs, several spaces, comment or blank lines,
@@ -27,6 +27,7 @@ import sys
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -146,6 +147,17 @@ def read_top(path: str, depth: int | None, name: str) -> TopRun | None:
     if depth is not None and depth < 0:
         raise ValueError(f"a depth must be 0 or more, found {depth}")
     data = _load(str(path))
+    from trec import kernels
+
+    if kernels.enabled():  # the compiled reader: the whole run in canonical order, then its tops
+        plain = kernels.read_plain_run(data) if data else None
+        if plain is None:
+            return None
+        run = SimpleNamespace(
+            name=name, path=str(path), tag=plain.tag, runid=plain.runid, topics=plain.topics,
+            offsets=plain.offsets, docnos=plain.docnos, scores=plain.scores,
+        )  # fmt: skip
+        return top_of_run(run, depth)
     cols = parse_plain(data, threads=True) if data else None
     if cols is None:
         return None

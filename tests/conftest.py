@@ -19,6 +19,18 @@ def refdata_dir() -> Path | None:
     return path if (path / "expected" / "reference.tsv.gz").is_file() else None
 
 
+@pytest.fixture(params=["kernel", "pyarrow"])
+def fast_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fast file readers a test goes through: the compiled kernel (trec.kernels), then pyarrow
+    (``WORKBENCH_KERNELS=0``). Modules of the readers' tests use it for every test."""
+    import trec.kernels
+
+    if request.param == "kernel" and trec.kernels._lib is None:
+        pytest.skip("the compiled kernels are not built (pip install -e . builds them)")
+    monkeypatch.setenv("WORKBENCH_KERNELS", "1" if request.param == "kernel" else "0")
+    return str(request.param)
+
+
 @pytest.fixture(scope="session")
 def refdata() -> Path:
     path = refdata_dir()

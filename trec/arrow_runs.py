@@ -255,8 +255,12 @@ def parse_judgments(path: PathLike, kind: str) -> dict[str, np.ndarray] | None:
     """A qrels (``kind`` "qrels") or sample_eval prel ("prel") file's columns read by pyarrow:
     the string fields as fixed-width bytes, ``rel`` as int64 and ``line`` (1-based); None when
     the strict tokenizer must read it (the same conditions as runs, or a grade of more digits
-    than it takes). Taken only after :func:`preload`, as for runs."""
-    if str(path) == "-" or _OPTIONS is None:
+    than it takes). With the compiled kernels (:mod:`trec.kernels`) they read the file;
+    otherwise pyarrow does, once :func:`preload` has been called, as for runs."""
+    from trec import kernels
+
+    compiled = kernels.enabled()
+    if str(path) == "-" or (_OPTIONS is None and not compiled):
         return None
     blocks = iter_blocks(path, JUDGMENTS_MAX_BYTES)
     try:
@@ -266,6 +270,8 @@ def parse_judgments(path: PathLike, kind: str) -> dict[str, np.ndarray] | None:
     finally:
         blocks.close()  # type: ignore[attr-defined]
     names = _JUDGMENT_LAYOUTS[kind]
+    if compiled:  # the compiled reader (trec/kernels.py), which needs no pyarrow
+        return kernels.read_plain_judgments(first[0], names)
     table = _plain_table(first[0], _judgment_options(kind), len(names))
     if table is None:
         return None

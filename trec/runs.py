@@ -15,7 +15,7 @@ import numpy as np
 from trec.columns import Columns, concat, read_columns
 from trec.errors import FormatError
 from trec.grouping import duplicate_error, find_duplicate, offsets_from_sorted_codes, topic_codes
-from trec.io import PathLike, open_text_out
+from trec.io import PathLike, iter_blocks, open_text_out
 from trec.order import canonical_order, hash_strings
 
 RUN_COLUMNS = ("qid", "Q0", "docno", "rank", "score", "tag")
@@ -126,7 +126,12 @@ def run_from_arrays(
 
 
 def read_run_fast(path: PathLike, name: str) -> RankedRun | None:
-    """The run read by pyarrow (:mod:`trec.arrow_runs`), or None when the strict path must read it."""
+    """The run read by the compiled kernel (:mod:`trec.kernels`) or, without it, by pyarrow
+    (:mod:`trec.arrow_runs`); None when the strict path must read it."""
+    from trec import kernels
+
+    if kernels.enabled():
+        return _read_run_kernel(path, name)
     from trec.arrow_runs import parse_run_arrow
 
     cols = parse_run_arrow(path)
@@ -140,15 +145,46 @@ def read_run_fast(path: PathLike, name: str) -> RankedRun | None:
         return None
 
 
+def _read_run_kernel(path: PathLike, name: str) -> RankedRun | None:
+    """:func:`read_run_fast` by :func:`trec.kernels.read_plain_run`: one pass over a file that
+    fits one block (larger files are read in blocks by the strict path, memory bounded)."""
+    from trec.kernels import read_plain_run
+
+    if str(path) == "-":
+        return None
+    blocks = iter_blocks(path)
+    try:
+        first = next(blocks, None)
+        if first is None or next(blocks, None) is not None:
+            return None
+    finally:
+        blocks.close()  # type: ignore[attr-defined]
+    plain = read_plain_run(first[0])
+    if plain is None:
+        return None
+    return RankedRun(
+        name=name,
+        tag=plain.tag,
+        topics=tuple(plain.topics),
+        offsets=plain.offsets,
+        docnos=plain.docnos,
+        scores=plain.scores,
+        path=str(path),
+        docno_hashes=plain.hashes,
+        runid=plain.runid or plain.tag,
+    )
+
+
 def read_run(path: PathLike, name: str | None = None) -> RankedRun:
     """Read a run file (gzip transparently), strictly: bad lines raise :class:`FormatError`.
 
     ``-`` reads standard input, as trec_eval does. Fields after the tag are ignored (trec_eval's
     documented behaviour); a line with fewer than six fields is an error.
 
-    A file in the usual layout (one space between fields, six fields a line) is parsed by
-    pyarrow's CSV reader (:mod:`trec.arrow_runs`); any other file, and any file that reader
-    refuses, by the strict tokenizer below, which also writes every error message.
+    A file in the usual layout (one space between fields, six fields a line) is read in one
+    pass by the compiled kernel (:mod:`trec.kernels`; without it, by pyarrow's CSV reader,
+    :mod:`trec.arrow_runs`); any other file, and any file the fast path refuses, by the strict
+    tokenizer below, which also writes every error message.
     """
     fast = read_run_fast(path, name or run_name_from_path(path))
     if fast is not None:

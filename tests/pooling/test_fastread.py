@@ -1,4 +1,5 @@
-"""The pooling reader (pooling.fastread) gives what the general path gives, bit for bit.
+"""The pooling reader (pooling.fastread) gives what the general path gives, bit for bit, through
+the compiled reader and through pyarrow's.
 
 ``read_top(path, k)`` must hold exactly ``truncate(read_run(path), k)``, ties at the cut
 included, and hand over (None) any file it does not read the same way; the depth-k pool built
@@ -25,6 +26,7 @@ from trec.arrow_runs import preload
 
 pytest.importorskip("pyarrow")
 preload()
+pytestmark = pytest.mark.usefixtures("fast_path")  # the compiled reader, then pyarrow's
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

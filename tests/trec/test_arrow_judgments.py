@@ -1,11 +1,14 @@
-"""The pyarrow reading of qrels and prels gives exactly what the strict tokenizer gives, or hands over.
+"""The fast reading of qrels and prels (the compiled kernel, or pyarrow without it) gives exactly
+what the strict tokenizer gives, or hands over.
 
-Every file is read twice, with pyarrow loaded (the fast path may answer) and without it (the
+Every file is read twice, by the fast path (which may answer) and with it switched off (the
 strict tokenizer always reads): the judgments must be equal array by array, errors included.
+Every test runs once with each fast path.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from unittest import mock
 
@@ -15,12 +18,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import trec.arrow_runs
+import trec.kernels
 from trec import FormatError, read_qrels
 from trec.arrow_runs import parse_judgments
 from trec.prels import read_prel
 
 pytest.importorskip("pyarrow")
 trec.arrow_runs.preload()
+
+
+pytestmark = pytest.mark.usefixtures("fast_path")
+
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -38,7 +46,10 @@ GRADES = st.one_of(
 
 
 def strict(read, path: Path):
-    with mock.patch.object(trec.arrow_runs, "_OPTIONS", None):
+    with (
+        mock.patch.object(trec.arrow_runs, "_OPTIONS", None),
+        mock.patch.dict(os.environ, {"WORKBENCH_KERNELS": "0"}),
+    ):
         return read(path)
 
 

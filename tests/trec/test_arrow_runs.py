@@ -1,9 +1,10 @@
-"""The pyarrow fast path reads exactly what the strict tokenizer reads, and hands over everything else.
+"""The fast paths (the compiled kernel, and pyarrow without it) read exactly what the strict
+tokenizer reads, and hand over everything else.
 
 Every file is read twice, by :func:`trec.runs.read_run_fast` and by the strict path
 (:func:`trec.runs.read_run` with the fast path switched off); whenever the fast path answers, the
 two runs must be identical field by field, and on plainly laid-out files it must answer (or the
-speed it exists for is lost without any test noticing).
+speed it exists for is lost without any test noticing). Every test runs once with each fast path.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import trec.arrow_runs
+import trec.kernels
 import trec.runs
 from trec import FormatError, read_run
 from trec.runs import RankedRun, read_run_fast
 
 pytest.importorskip("pyarrow")
 trec.arrow_runs.preload()
+
+
+pytestmark = pytest.mark.usefixtures("fast_path")
+
 
 SETTINGS = settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -171,7 +177,9 @@ def test_standard_input_is_left_to_the_strict_path(tmp_path: Path) -> None:
     assert read_run_fast("-", "stdin") is None
 
 
-def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> None:
+def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path, fast_path: str) -> None:
+    if fast_path == "kernel":
+        pytest.skip("the compiled kernel does not use pyarrow")
     path = write(tmp_path / "r.run", [("1", "a", "1.0", "t")])
     with (
         mock.patch.object(trec.arrow_runs, "_OPTIONS", None),
@@ -183,8 +191,10 @@ def test_without_pyarrow_every_file_takes_the_strict_path(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("offset", [-2, -1, 0, 1])
-def test_the_layout_check_sees_two_separators_across_its_slices(offset: int) -> None:
+def test_the_layout_check_sees_two_separators_across_its_slices(offset: int, fast_path: str) -> None:
     """The check reads a file in slices: an empty field straddling two of them is still found."""
+    if fast_path == "kernel":
+        pytest.skip("pyarrow's layout check; the kernel's blocks are tested in test_kernels.py")
     from trec.arrow_runs import SLICE, _plain_separators
 
     def check(text: bytes) -> bool:
