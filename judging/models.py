@@ -169,3 +169,77 @@ class Adjudication(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic_id} {self.docno} = {self.grade}"
+
+
+class MachineJudge(models.Model):
+    """A machine assessor: an assessor account of the campaign whose judgments an LLM gives.
+
+    The account judges like anyone (assignments, judgments, agreement, adjudication); this row says
+    how it asks (judging.llm.config.JudgeConfig). The API key is never stored: ``api_key_env``
+    names the environment variable of the worker process that holds it.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="machine_judges")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="machine_judge"
+    )
+    base_url = models.URLField(max_length=500)
+    model = models.CharField(max_length=200)
+    api_key_env = models.CharField(max_length=100, default="WORKBENCH_JUDGE_API_KEY")
+    prompt_version = models.CharField(max_length=40, default="umbrela-1")
+    temperature = models.FloatField(default=0.0)
+    requests_per_minute = models.PositiveIntegerField(default=60)
+    concurrency = models.PositiveSmallIntegerField(default=2)
+    max_documents = models.PositiveIntegerField(null=True, blank=True)
+    timeout = models.FloatField(default=60.0)
+    max_retries = models.PositiveSmallIntegerField(default=4)
+    # optional prices, to show what a run costs as it goes (currency units per million tokens)
+    price_input = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    price_output = models.DecimalField(max_digits=10, decimal_places=4, null=True, blank=True)
+    # set by "Stop"; the running job checks it before each request and ends, resumable
+    stop_requested = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("campaign_id", "user_id")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.model})"
+
+
+class MachineCall(models.Model):
+    """One document a machine judge was asked about: the request, the raw answer and what it
+    means. Unique per (judge, prompt version, model, topic, document): the cache that makes a
+    stopped or interrupted run resume without asking twice. Calls that got no answer at all are
+    not kept here (the job's log has them); the next run asks again."""
+
+    judge = models.ForeignKey(MachineJudge, on_delete=models.CASCADE, related_name="calls")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    docno = ByteOrderCharField(max_length=DOCNO_MAX_LENGTH)
+    prompt_version = models.CharField(max_length=40)
+    prompt_hash = models.CharField(max_length=32)
+    model = models.CharField(max_length=200)
+    messages = models.JSONField(default=list)
+    raw_answer = models.TextField(blank=True)
+    answer = models.IntegerField(null=True, blank=True)  # on the prompt's scale
+    grade = models.IntegerField(null=True, blank=True)  # on the campaign's; None: can't judge
+    reason = models.TextField(blank=True)  # why there is no grade
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.JSONField(default=list)
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    total_tokens = models.PositiveIntegerField(null=True, blank=True)
+    asked_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("judge_id", "topic_id", "docno")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["judge", "prompt_version", "model", "topic", "docno"],
+                name="judging_machinecall_unique",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.judge_id} {self.topic_id} {self.docno} = {self.grade}"

@@ -18,7 +18,7 @@ from campaigns.models import Campaign, Membership, Topic
 from campaigns.services import member_invite, membership_remove
 from campaigns.services.members import member_active_set, member_password_reset
 from campaigns.views import organizer_page, refusals_as_messages
-from judging import apis
+from judging import apis, machines
 from judging.inputs import (
     AssignmentReassignInput,
     AssignmentsCreateInput,
@@ -85,6 +85,10 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "errors": errors,
             "roles": Membership.Role.values,
             "form": request.POST,
+            "machines": [machines.machine_json(j) for j in machines.machine_judges(campaign)],
+            "machine_form": request.session.pop("machine_form", {}),
+            "prompts": machines.PROMPTS,
+            "default_key_env": machines.DEFAULT_KEY_ENV,
         },
     )
 

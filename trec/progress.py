@@ -59,6 +59,11 @@ class Progress:
         self.done += step
         self._draw(label)
 
+    def update(self, done: int, total: int, label: str = "") -> None:
+        """Set how far: for work that reports ``done`` of ``total`` itself (a ProgressCallback)."""
+        self.done, self.total = done, max(total, 0)
+        self._draw(label)
+
     def _draw(self, label: str, force: bool = False) -> None:
         if not self.enabled:
             return

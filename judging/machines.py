@@ -1,0 +1,368 @@
+"""Machine assessors on the People page and in the API: create, edit, judge, stop, calibrate.
+
+Pages and API call the same services (judging.services.machine); both are the campaign's
+organizers' only. No page, API answer or export shows an API key: the configuration holds the
+name of the environment variable, and the pages say only whether it is set in the web server's
+environment.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.models import User
+from django.db.models import Count, Q, Sum
+from django.http import Http404, HttpRequest, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.urls import URLPattern, path
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from campaigns.apis import CampaignApi, documented, job_accepted
+from campaigns.errors import CampaignDataError
+from campaigns.inputs import DB_INTEGER_MAX, FormInput, form_problems, validated
+from campaigns.models import Campaign
+from campaigns.views import organizer_page, refusals_as_messages
+from judging.llm.config import DEFAULT_KEY_ENV, JudgeConfig
+from judging.llm.prompts import DEFAULT_PROMPT_VERSION, PROMPTS
+from judging.models import Judgment, MachineCall, MachineJudge
+from judging.selectors import campaign_people
+from judging.services.machine import (
+    CONFIG_FIELDS,
+    calibration_sample_create,
+    cost,
+    judge_config,
+    machine_judge_create,
+    machine_judge_get,
+    machine_judge_update,
+    machine_judging_start,
+    machine_judging_stop,
+    running_job,
+)
+
+
+class MachineJudgeInput(FormInput):
+    base_url = serializers.CharField(max_length=500)
+    model = serializers.CharField(max_length=200)
+    api_key_env = serializers.CharField(max_length=100, default=DEFAULT_KEY_ENV)
+    prompt_version = serializers.ChoiceField(choices=sorted(PROMPTS), default=DEFAULT_PROMPT_VERSION)
+    temperature = serializers.FloatField(default=0.0)
+    requests_per_minute = serializers.IntegerField(default=60, min_value=1, max_value=100_000)
+    concurrency = serializers.IntegerField(default=2, min_value=1, max_value=64)
+    max_documents = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=DB_INTEGER_MAX
+    )
+    timeout = serializers.FloatField(default=60.0)
+    max_retries = serializers.IntegerField(default=4, min_value=0, max_value=20)
+    price_input = serializers.DecimalField(
+        max_digits=10, decimal_places=4, required=False, allow_null=True, min_value=Decimal(0)
+    )
+    price_output = serializers.DecimalField(
+        max_digits=10, decimal_places=4, required=False, allow_null=True, min_value=Decimal(0)
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        settings: dict[str, Any] = {f: attrs.get(f) for f in CONFIG_FIELDS}
+        config = JudgeConfig(**settings)
+        problems = config.problems()
+        if problems:
+            raise serializers.ValidationError({"config": problems})
+        attrs["config"] = config
+        return attrs
+
+
+class MachineJudgeCreateInput(MachineJudgeInput):
+    username = serializers.CharField(max_length=150)
+
+
+class CalibrationInput(FormInput):
+    assessors = serializers.ListField(child=serializers.CharField(max_length=150), allow_empty=False)
+    size = serializers.IntegerField(min_value=1, max_value=DB_INTEGER_MAX)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
+
+
+# ------------------------------------------------------------------------------ what pages and API show
+
+
+def machine_json(judge: MachineJudge) -> dict[str, Any]:
+    """A machine assessor as the API gives it: its configuration (the key's variable name, never
+    the key), its totals and its running job."""
+    calls = MachineCall.objects.filter(judge=judge).aggregate(
+        calls=Count("id"),
+        graded=Count("id", filter=Q(grade__isnull=False)),
+        prompt_tokens=Sum("prompt_tokens"),
+        completion_tokens=Sum("completion_tokens"),
+    )
+    job = running_job(judge)
+    config = judge_config(judge)
+    money = cost(judge, calls["prompt_tokens"] or 0, calls["completion_tokens"] or 0)
+    return {
+        "id": judge.pk,
+        "username": judge.user.username,
+        **config.to_dict(),
+        "key_set": config.key_present(),
+        "price_input": str(judge.price_input) if judge.price_input is not None else None,
+        "price_output": str(judge.price_output) if judge.price_output is not None else None,
+        "judged": Judgment.objects.filter(campaign=judge.campaign, assessor=judge.user).count(),
+        "calls": calls["calls"],
+        "graded": calls["graded"],
+        "cant_judge": calls["calls"] - calls["graded"],
+        "prompt_tokens": calls["prompt_tokens"] or 0,
+        "completion_tokens": calls["completion_tokens"] or 0,
+        "cost": str(money) if money is not None else None,
+        "job": str(job.id) if job else None,
+        "stop_requested": judge.stop_requested,
+    }
+
+
+def machine_judges(campaign: Campaign) -> list[MachineJudge]:
+    return list(
+        MachineJudge.objects.filter(campaign=campaign).select_related("user").order_by("user__username")
+    )
+
+
+def is_machine(user: User) -> bool:
+    return MachineJudge.objects.filter(user=user).exists()
+
+
+# ------------------------------------------------------------------------------ pages
+
+
+@organizer_page
+@require_POST
+def machine_create_page(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    form = MachineJudgeCreateInput(data=request.POST)
+    if not form.is_valid():
+        for problem in form_problems(form):
+            messages.error(request, problem)
+        request.session["machine_form"] = {
+            k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"
+        }
+        return redirect("judging:people", slug=campaign.slug)
+    data = form.validated_data
+    with refusals_as_messages(request):
+        judge = machine_judge_create(
+            campaign=campaign, username=data["username"], config=data["config"],
+            price_input=data.get("price_input"), price_output=data.get("price_output"),
+        )  # fmt: skip
+        messages.success(
+            request,
+            f"machine assessor '{judge.user.username}' added: give it topics on the assignments page, then "
+            "start it here",
+        )
+        return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+    return redirect("judging:people", slug=campaign.slug)
+
+
+def _judge(campaign: Campaign, pk: int) -> MachineJudge:
+    try:
+        return machine_judge_get(campaign=campaign, pk=pk)
+    except CampaignDataError as exc:
+        raise Http404(str(exc)) from exc
+
+
+@organizer_page
+@require_http_methods(["GET", "POST"])
+def machine_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    judge = _judge(campaign, pk)
+    errors: list[str] = []
+    if request.method == "POST":
+        form = MachineJudgeInput(data=request.POST)
+        if form.is_valid():
+            data = form.validated_data
+            with refusals_as_messages(request):
+                machine_judge_update(
+                    judge=judge, config=data["config"],
+                    price_input=data.get("price_input"), price_output=data.get("price_output"),
+                )  # fmt: skip
+                messages.success(request, "configuration saved")
+                return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+        else:
+            errors = form_problems(form)
+    info = machine_json(judge)
+    recent = MachineCall.objects.filter(judge=judge).select_related("topic").order_by("-asked_at", "-pk")[:25]
+    humans = [u for u in campaign_people(campaign=campaign)["assessor"] if not is_machine(u)]
+    return render(
+        request,
+        "judging/machine.html",
+        {
+            "campaign": campaign,
+            "judge": judge,
+            "info": info,
+            "recent": recent,
+            "prompts": PROMPTS,
+            "humans": humans,
+            "errors": errors,
+            "job": running_job(judge),
+        },
+    )
+
+
+@organizer_page
+@require_POST
+def machine_start_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    judge = _judge(campaign, pk)
+    with refusals_as_messages(request):
+        job = machine_judging_start(judge=judge, user=request.user)  # type: ignore[arg-type]
+        return redirect("jobs:job", job_id=job.id)
+    return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+
+
+@organizer_page
+@require_POST
+def machine_stop_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    judge = _judge(campaign, pk)
+    running = machine_judging_stop(judge=judge)
+    messages.success(
+        request,
+        "stopping before its next request: start it again to go on, nothing judged is asked twice"
+        if running
+        else "it was not judging",
+    )
+    return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+
+
+@organizer_page
+@require_POST
+def machine_calibration_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    judge = _judge(campaign, pk)
+    with refusals_as_messages(request):
+        data = validated(CalibrationInput(data=request.POST))
+        users = list(User.objects.filter(username__in=data["assessors"]))
+        touched = calibration_sample_create(
+            judge=judge, assessors=users, size=data["size"], seed=data["seed"]
+        )
+        messages.success(
+            request,
+            f"calibration sample of {data['size']} documents (seed {data['seed']}) given to "
+            f"{', '.join(sorted(u.username for u in users))} in {len(touched)} assignment(s)",
+        )
+    return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+
+
+# ------------------------------------------------------------------------------ API
+
+
+class MachineOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    base_url = serializers.CharField()
+    model = serializers.CharField()
+    api_key_env = serializers.CharField(
+        help_text="the environment variable holding the key (the key is never stored)"
+    )
+    key_set = serializers.BooleanField(
+        help_text="whether that variable is set in the web server's environment"
+    )
+    prompt_version = serializers.CharField()
+    judged = serializers.IntegerField()
+    calls = serializers.IntegerField()
+    prompt_tokens = serializers.IntegerField()
+    completion_tokens = serializers.IntegerField()
+    cost = serializers.CharField(allow_null=True)
+    job = serializers.CharField(allow_null=True)
+
+
+class MachineListApi(CampaignApi):
+    @documented(ok=MachineOut(many=True), operation_id="judging_machines_list")
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response([machine_json(j) for j in machine_judges(campaign)])
+
+    @documented(
+        request=MachineJudgeCreateInput,
+        ok=MachineOut,
+        status_code=201,
+        operation_id="judging_machines_create",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = MachineJudgeCreateInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        judge = machine_judge_create(
+            campaign=campaign, username=data["username"], config=data["config"],
+            price_input=data.get("price_input"), price_output=data.get("price_output"),
+        )  # fmt: skip
+        return Response(machine_json(judge), status=status.HTTP_201_CREATED)
+
+
+class MachineApi(CampaignApi):
+    @documented(ok=MachineOut, operation_id="judging_machine_get")
+    def get(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response(machine_json(machine_judge_get(campaign=campaign, pk=pk)))
+
+    @documented(request=MachineJudgeInput, ok=MachineOut, operation_id="judging_machine_update")
+    def put(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        judge = machine_judge_get(campaign=campaign, pk=pk)
+        form = MachineJudgeInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        machine_judge_update(
+            judge=judge,
+            config=data["config"],
+            price_input=data.get("price_input"),
+            price_output=data.get("price_output"),
+        )
+        return Response(machine_json(judge))
+
+
+class MachineStartApi(CampaignApi):
+    @documented(operation_id="judging_machine_start", status_code=202)
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        judge = machine_judge_get(campaign=campaign, pk=pk)
+        return job_accepted(machine_judging_start(judge=judge, user=request.user))  # type: ignore[arg-type]
+
+
+class MachineStopApi(CampaignApi):
+    @documented(operation_id="judging_machine_stop")
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        judge = machine_judge_get(campaign=campaign, pk=pk)
+        return Response({"stopping": machine_judging_stop(judge=judge)})
+
+
+class MachineCalibrationApi(CampaignApi):
+    @documented(request=CalibrationInput, operation_id="judging_machine_calibration")
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        judge = machine_judge_get(campaign=campaign, pk=pk)
+        form = CalibrationInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        users = list(User.objects.filter(username__in=data["assessors"]))
+        touched = calibration_sample_create(
+            judge=judge, assessors=users, size=data["size"], seed=data["seed"]
+        )
+        return Response({"assignments": [a.pk for a in touched], "size": data["size"], "seed": data["seed"]})
+
+
+page_patterns: list[URLPattern] = [
+    path("campaigns/<slug:slug>/people/machines/", machine_create_page, name="machine_create"),
+    path("campaigns/<slug:slug>/people/machines/<int:pk>/", machine_page, name="machine"),
+    path("campaigns/<slug:slug>/people/machines/<int:pk>/start/", machine_start_page, name="machine_start"),
+    path("campaigns/<slug:slug>/people/machines/<int:pk>/stop/", machine_stop_page, name="machine_stop"),
+    path(
+        "campaigns/<slug:slug>/people/machines/<int:pk>/calibration/",
+        machine_calibration_page,
+        name="machine_calibration",
+    ),
+]
+api_patterns: list[URLPattern] = [
+    path("campaigns/<slug:slug>/machines/", MachineListApi.as_view(), name="machines"),
+    path("campaigns/<slug:slug>/machines/<int:pk>/", MachineApi.as_view(), name="machine"),
+    path("campaigns/<slug:slug>/machines/<int:pk>/start/", MachineStartApi.as_view(), name="machine_start"),
+    path("campaigns/<slug:slug>/machines/<int:pk>/stop/", MachineStopApi.as_view(), name="machine_stop"),
+    path(
+        "campaigns/<slug:slug>/machines/<int:pk>/calibration/",
+        MachineCalibrationApi.as_view(),
+        name="machine_calibration",
+    ),
+]
