@@ -106,5 +106,3 @@ def job_for(user: AnyUser, job_id: uuid.UUID) -> Job | None:
     except KeyError:
         return None
     return job if has_role(user, job.campaign, *readers) else None
-
-

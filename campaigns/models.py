@@ -249,5 +249,3 @@ class QrelsSet(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-

@@ -106,6 +106,17 @@ def _from_blob(data: bytes | memoryview, depth: int | None) -> StoredLines:
     return StoredLines(topic_ids, counts, docnos, scores)
 
 
+def run_block(run_pk: int) -> bytes | None:
+    """The run's stored array block (None for a run imported before blocks existed): read on the
+    thread that holds the database connection, decoded by :func:`lines_from_block` on any."""
+    block = RunArrays.objects.filter(run_id=run_pk).values_list("data", flat=True).first()
+    return None if block is None else bytes(block)
+
+
+def lines_from_block(block: bytes, depth: int | None = None) -> StoredLines:
+    return _from_blob(block, depth)
+
+
 def run_lines(run_pk: int, *, depth: int | None = None) -> StoredLines:
     """A stored run's lines (its top ``depth`` per topic when given), read as a few columns.
 

@@ -124,6 +124,20 @@ def consensus_qrels(*, campaign: Campaign, rule: str, threshold: int | None = No
     return _qrels(labels)
 
 
+def hybrid_qrels(*, campaign: Campaign, rule: str, machine: str | None) -> Qrels:
+    """The humans' final labels under ``rule`` where a human graded the document, the machine
+    assessor ``machine``'s grade elsewhere ("human where judged, machine elsewhere")."""
+    if not machine:
+        raise JudgingRefused("choose the machine assessor whose labels fill in")
+    human = {k: g for k, g in consensus_labels(campaign=campaign, rule=rule).items() if g is not None}
+    rows = campaign_judgments(campaign=campaign, assessor=machine).values_list(
+        "topic__number", "docno", "grade"
+    )
+    labels: dict[Item, int | None] = {(t, d): g for t, d, g in rows if g is not None}
+    labels.update(human)
+    return _qrels(labels)
+
+
 def judgments_csv(*, campaign: Campaign) -> str:
     """Every current judgment, one row each (:data:`CSV_COLUMNS`); user names, topics and docnos
     that start like a spreadsheet formula are quoted by :class:`~trec.csvout.SafeWriter`, and the

@@ -21,7 +21,8 @@ import numpy as np
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Run, Topic
-from campaigns.selectors import campaign_runs, run_ranking
+from campaigns.selectors import campaign_runs, ranking_from_lines, run_ranking
+from campaigns.stored_runs import lines_from_block, run_block
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.names import parse_measures
@@ -158,13 +159,22 @@ def _scored(
         for run in runs:
             yield score(run_ranking(run=run, numbers=numbers))
         return
+
+    def decode_and_score(run: Run, block: bytes) -> RunResult:
+        return score(ranking_from_lines(run, lines_from_block(block), numbers))
+
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evaluate") as pool:
         pending: deque[Future[RunResult]] = deque()
         try:
             for run in runs:
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
-                pending.append(pool.submit(score, run_ranking(run=run, numbers=numbers)))
+                # this thread only fetches the run's block; the workers decode it (zstd, arrays)
+                block = run_block(run.pk)
+                if block is not None:
+                    pending.append(pool.submit(decode_and_score, run, block))
+                else:  # a run imported before blocks: read here, as rows, on this connection
+                    pending.append(pool.submit(score, run_ranking(run=run, numbers=numbers)))
             while pending:
                 yield pending.popleft().result()
         finally:

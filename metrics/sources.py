@@ -22,7 +22,7 @@ from campaigns.models import Campaign, QrelsSet
 from campaigns.selectors import campaign_qrels_sets, qrels_set_load
 from engine.evaluate import Judgments
 from judging.consensus import RULES
-from judging.models import Judgment
+from judging.models import Judgment, MachineJudge
 from judging.selectors import campaign_assessors
 from metrics.models import Evaluation
 from pooling.models import Pool
@@ -31,7 +31,7 @@ from pooling.strategies import PoolSelection
 from trec import Qrels
 from trec.qrels import qrels_from_dict
 
-KINDS = ("consensus", "adjudicated", "assessor", "qrels")
+KINDS = ("consensus", "adjudicated", "assessor", "machine", "hybrid", "qrels")
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,20 @@ class JudgmentSource:
             raise CampaignDataError(f"unknown consensus rule '{self.rule}' (one of {', '.join(RULES)})")
         if self.kind == "assessor" and not self.assessor:
             raise CampaignDataError("name the assessor whose judgments count")
+        if self.kind in ("machine", "hybrid") and not self.assessor:
+            raise CampaignDataError("name the machine assessor whose labels count")
+        if self.kind == "hybrid" and self.rule not in RULES:
+            raise CampaignDataError(f"unknown consensus rule '{self.rule}' (one of {', '.join(RULES)})")
         if self.kind == "qrels" and self.qrels_set is None:
             raise CampaignDataError("choose the imported judgments to use")
 
     def describe(self) -> str:
         what = {
-            "consensus": f"consensus ({self.rule})",
-            "adjudicated": "adjudicated, else majority",
+            "consensus": f"human consensus ({self.rule})",
+            "adjudicated": "adjudicated, else the humans' majority",
             "assessor": f"assessor {self.assessor}",
+            "machine": f"machine assessor {self.assessor}",
+            "hybrid": f"humans ({self.rule}) where judged, machine {self.assessor} elsewhere",
             "qrels": "imported judgments",
         }[self.kind]
         return what + (" with the pool's unjudged documents" if self.pool is not None else "")
@@ -73,9 +79,14 @@ class SourcedJudgments:
 def _labels(campaign: Campaign, source: JudgmentSource) -> Qrels:
     # imported here: judging.exports brings the agreement reports and scipy.stats (about a second),
     # which every process loading the metrics app (every manage.py command) would otherwise pay
-    from judging.exports import assessor_qrels, consensus_qrels
+    from judging.exports import assessor_qrels, consensus_qrels, hybrid_qrels
 
-    if source.kind == "assessor":
+    if source.kind in ("machine", "hybrid"):
+        if not MachineJudge.objects.filter(campaign=campaign, user__username=source.assessor).exists():
+            raise CampaignDataError(f"'{source.assessor}' is not a machine assessor of this campaign")
+        if source.kind == "hybrid":
+            return hybrid_qrels(campaign=campaign, rule=source.rule, machine=source.assessor)
+    if source.kind in ("assessor", "machine"):
         return assessor_qrels(campaign=campaign, assessor=source.assessor)
     if source.kind == "qrels":
         qset = QrelsSet.objects.filter(campaign=campaign, pk=int(source.qrels_set or 0)).first()
@@ -158,8 +169,8 @@ def source_normalized(source: JudgmentSource) -> JudgmentSource:
     """The source with the fields its kind ignores reset, so equal choices compare equal."""
     return JudgmentSource(
         kind=source.kind,
-        rule=source.rule if source.kind == "consensus" else "majority",
-        assessor=source.assessor if source.kind == "assessor" else None,
+        rule=source.rule if source.kind in ("consensus", "hybrid") else "majority",
+        assessor=source.assessor if source.kind in ("assessor", "machine", "hybrid") else None,
         qrels_set=source.qrels_set if source.kind == "qrels" else None,
         pool=source.pool,
     )
@@ -188,7 +199,14 @@ def source_from_dict(data: dict[str, Any]) -> JudgmentSource:
 
 def source_key(source: JudgmentSource) -> str:
     s = source_normalized(source)
-    what = {"consensus": s.rule, "assessor": s.assessor, "qrels": str(s.qrels_set), "adjudicated": ""}[s.kind]
+    what = {
+        "consensus": s.rule,
+        "assessor": s.assessor,
+        "machine": s.assessor,
+        "hybrid": f"{s.rule}:{s.assessor}",
+        "qrels": str(s.qrels_set),
+        "adjudicated": "",
+    }[s.kind]
     return f"{s.kind}:{what}|pool:{'' if s.pool is None else s.pool}"
 
 
@@ -219,6 +237,7 @@ class SourceChoices:
     kinds: tuple[str, ...]
     rules: tuple[str, ...]
     assessors: list[str]
+    machines: list[str]
     qrels_sets: list[QrelsSet]
     pools: list[Pool]
     has_judgments: bool
@@ -229,6 +248,11 @@ def source_choices(*, campaign: Campaign) -> SourceChoices:
         kinds=KINDS,
         rules=tuple(r for r in RULES if r != "adjudicated"),  # "adjudicated" is its own kind
         assessors=campaign_assessors(campaign=campaign),
+        machines=list(
+            MachineJudge.objects.filter(campaign=campaign)
+            .order_by("user__username")
+            .values_list("user__username", flat=True)
+        ),
         qrels_sets=list(campaign_qrels_sets(campaign=campaign)),
         pools=list(campaign_pools(campaign=campaign)),
         has_judgments=Judgment.objects.filter(campaign=campaign).exists(),

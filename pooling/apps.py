@@ -55,15 +55,21 @@ class PoolingConfig(AppConfig):
     def ready(self) -> None:
         from campaigns.sections import Section, Step, section_register, step_register
         from pooling import jobs  # noqa: F401 - registers pooling's background job kinds
-        from pooling.apis import pool_json
         from pooling.selectors import campaign_pools
+
+        def pools_json(campaign: Campaign) -> list[dict[str, object]]:
+            # imported when asked: the API modules (DRF, drf-spectacular) cost 0.15 s of every
+            # process's start, commands and workers included, that never serve the API
+            from pooling.apis import pool_json
+
+            return [pool_json(p) for p in campaign_pools(campaign=campaign)]
 
         section_register(
             Section(
                 key="pools",
                 template="pooling/campaign_pools.html",
                 context=lambda campaign: {"pools": list(campaign_pools(campaign=campaign))},
-                json=lambda campaign: [pool_json(p) for p in campaign_pools(campaign=campaign)],
+                json=pools_json,
                 order=10,
             )
         )

@@ -95,15 +95,28 @@ def run_from_arrays(
     path: str = "",
     lines: np.ndarray | None = None,
     runid: str = "",
+    unique: bool = False,
+    coded: tuple[list[str], np.ndarray] | None = None,
 ) -> RankedRun:
-    """Build a canonical :class:`RankedRun` from parallel arrays; duplicate docnos in a topic are an error."""
-    topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
+    """Build a canonical :class:`RankedRun` from parallel arrays; duplicate docnos in a topic are an error.
+
+    ``unique``: the caller vouches that no docno repeats within a topic, and the check is skipped
+    (stored runs: the database's unique constraint on (run, topic, docno) holds it). ``coded``:
+    the topics (in byte order) and each line's index into them, when the caller knows them
+    (``qids`` is then not read).
+    """
+    if coded is not None:
+        topics, codes = coded
+    else:
+        topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
     docnos = np.asarray(docnos)
     if docnos.dtype.kind != "S":
         docnos = docnos.astype("S")
     scores = np.asarray(scores, dtype=np.float64)
-    hashes = hash_strings(docnos)
-    dup = find_duplicate(codes, docnos, hashes)
+    from trec import kernels
+
+    hashes = kernels.hash_strings(docnos) if kernels.enabled() else hash_strings(docnos)
+    dup = None if unique else find_duplicate(codes, docnos, hashes)
     if dup is not None:
         raise duplicate_error(path or name, topics, codes, docnos, lines, *dup)
     perm = canonical_order(codes, scores, docnos)

@@ -39,5 +39,3 @@ def job_page(request: HttpRequest, job_id: uuid.UUID) -> HttpResponse:
 @login_required
 def job_status_json(request: HttpRequest, job_id: uuid.UUID) -> JsonResponse:
     return JsonResponse(job_status(job=_visible(request, job_id)))
-
-

@@ -207,15 +207,7 @@ def interpolated_precision(ctx: Context, levels: tuple[float, ...], rounding: st
         cuts = _trunc_plus_09(scaled)
     else:
         raise ValueError(f"rounding must be 'lround' or 'v9', not {rounding!r}")
-    prec = ctx.cum_rel / ctx.rank
-    rel_pos = np.flatnonzero(ctx.is_rel)
-    p_rel = prec[rel_pos]
-    # highest precision at or after each relevant doc, within its topic
-    rel_off = np.searchsorted(rel_pos, ctx.offsets)
-    best = np.empty_like(p_rel)
-    for a, b in zip(rel_off[:-1].tolist(), rel_off[1:].tolist(), strict=True):
-        if b > a:
-            best[a:b] = np.maximum.accumulate(p_rel[a:b][::-1])[::-1]
+    best, rel_off = _best_precision(ctx)
     nrr = np.diff(rel_off)
     out = np.zeros(cuts.shape, dtype=np.float64)
     want = np.maximum(cuts, 1)
@@ -228,6 +220,25 @@ def interpolated_precision(ctx: Context, levels: tuple[float, ...], rounding: st
         emptied = (ctx.lengths == 0) & (~_not_in_run(ctx) | ctx.options.judged_only)
         out[emptied[:, None] & (cuts == 0)] = np.nan
     return out
+
+
+def _best_precision(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """The highest precision at or after each relevant doc within its topic, and where each
+    topic's relevant docs start in that array: computed once per run and level, for the eleven
+    recall levels (and 11pt_avg) that read it."""
+    key = "_trec_eval_best_precision"  # on the context itself: a derived context (-J) has its own
+    if key not in ctx.__dict__:
+        prec = ctx.cum_rel / ctx.rank
+        rel_pos = np.flatnonzero(ctx.is_rel)
+        p_rel = prec[rel_pos]
+        rel_off = np.searchsorted(rel_pos, ctx.offsets)
+        best = np.empty_like(p_rel)
+        for a, b in zip(rel_off[:-1].tolist(), rel_off[1:].tolist(), strict=True):
+            if b > a:
+                best[a:b] = np.maximum.accumulate(p_rel[a:b][::-1])[::-1]
+        ctx.__dict__[key] = (best, rel_off)
+    cached: tuple[np.ndarray, np.ndarray] = ctx.__dict__[key]
+    return cached
 
 
 def _iprec_at_recall(ctx: Context, level: float) -> np.ndarray:

@@ -18,13 +18,15 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from judging.llm.answers import read_answer
-from judging.llm.client import ChatClient, Completion
 from judging.llm.config import JudgeConfig
 from judging.llm.prompts import PROMPTS, Scale, TopicText, prompt_hash
 from trec.progress import ProgressCallback, quiet_progress
+
+if TYPE_CHECKING:  # httpx (behind the client) costs 0.1 s to import: only a run that asks needs it
+    from judging.llm.client import ChatClient, Completion
 
 Key = tuple[str, str, str, str]  # (prompt version, model, topic, docno)
 
@@ -188,7 +190,10 @@ def judge(
             pending.append(item)
     progress("judging", summary.cached, len(todo))
     own = client is None
-    client = client or ChatClient(config)
+    if client is None:
+        from judging.llm.client import ChatClient
+
+        client = ChatClient(config)
     lock = threading.Lock()
 
     def ask(item: Item) -> Call:

@@ -12,7 +12,9 @@ from judging.reports.selectors import (
     READERS,
     AgreementParams,
     agreement_result,
+    calibration_result,
     campaign_agreement,
+    campaign_calibrations,
 )
 from trec.progress import ProgressCallback
 
@@ -25,4 +27,7 @@ def agreement_report_job(job: Job, progress: ProgressCallback) -> dict[str, Any]
     report = campaign_agreement(campaign=job.campaign, params=params, progress=progress)
     result = agreement_result(report, params)
     result["decimals"] = int(job.params.get("decimals", 4))
+    # machine assessors against the humans' consensus (the same agreement core, two label sets)
+    calibrations = campaign_calibrations(campaign=job.campaign, params=params, progress=progress)
+    result["calibrations"] = [calibration_result(c, params) for c in calibrations]
     return result

@@ -21,7 +21,7 @@ from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
 from judging.consensus import Disagreement, Item, disagreements, final_labels
 from judging.errors import JudgingRefused
-from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment
+from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, MachineJudge
 from pooling.models import Pool
 from pooling.selectors import campaign_pools
 from trec.progress import ProgressCallback, quiet_progress
@@ -36,11 +36,15 @@ AGREEMENT_JOB = "agreement_report"
 # ------------------------------------------------------------------------------------- votes
 
 
-def campaign_votes(*, campaign: Campaign) -> dict[Item, dict[str, int | None]]:
-    """Every current judgment: (topic, docno) -> {assessor username: grade, None for can't judge}."""
-    rows = Judgment.objects.filter(campaign=campaign).values_list(
-        "topic__number", "docno", "assessor__username", "grade", "cant_judge"
-    )
+def campaign_votes(*, campaign: Campaign, humans_only: bool = False) -> dict[Item, dict[str, int | None]]:
+    """Every current judgment: (topic, docno) -> {assessor username: grade, None for can't judge}.
+
+    ``humans_only`` leaves the machine assessors' judgments out: they never vote in a consensus
+    (the adjudication queue does list their disagreements with people)."""
+    judgments = Judgment.objects.filter(campaign=campaign)
+    if humans_only:
+        judgments = judgments.exclude(assessor__machine_judge__isnull=False)
+    rows = judgments.values_list("topic__number", "docno", "assessor__username", "grade", "cant_judge")
     out: dict[Item, dict[str, int | None]] = {}
     for topic, docno, username, grade, cant_judge in rows:
         out.setdefault((topic, docno), {})[username] = None if cant_judge else grade
@@ -64,10 +68,13 @@ def label_scale(*, campaign: Campaign) -> tuple[int, ...]:
 
 
 def consensus_labels(*, campaign: Campaign, rule: str) -> dict[Item, int | None]:
-    """Final labels under ``rule`` (see :mod:`judging.consensus`); None where nobody could grade."""
+    """Final labels under ``rule`` (see :mod:`judging.consensus`); None where nobody could grade.
+
+    The humans' labels: a machine assessor's judgments are not votes (its labels are a source of
+    their own, and "human where judged, machine elsewhere" another; metrics.sources)."""
     decided = {item: a.grade for item, a in campaign_decisions(campaign=campaign).items()}
     try:
-        return final_labels(campaign_votes(campaign=campaign), rule, decided)
+        return final_labels(campaign_votes(campaign=campaign, humans_only=True), rule, decided)
     except ValueError as exc:
         raise JudgingRefused(str(exc)) from exc
 
@@ -489,3 +496,87 @@ def agreement_result(
             low, residual = c.get("rbo_min"), c.get("rbo_residual")
             c["rbo_max"] = None if low is None or residual is None else low + residual
     return data
+
+
+# ------------------------------------------------------------------------------ machine calibration
+
+
+def campaign_calibrations(
+    *,
+    campaign: Campaign,
+    params: AgreementParams,
+    progress: ProgressCallback | None = None,
+    rule: str = "majority",
+) -> list[Any]:
+    """Each machine assessor with judgments, calibrated against the consensus of the human
+    assessors (:func:`judging.agreement.calibration.calibrate`): the machines' votes never count in
+    that consensus. Empty when the campaign has no machine or no human judgments."""
+    from judging.agreement.calibration import calibrate
+
+    labels = assessor_labels(campaign=campaign)
+    machines = set(MachineJudge.objects.filter(campaign=campaign).values_list("user__username", flat=True))
+    humans = {name: rows for name, rows in labels.items() if name not in machines}
+    judged = [name for name in sorted(machines) if labels.get(name)]
+    if not humans or not judged:
+        return []
+    runs = None
+    if params.runs:
+        stored = list(campaign_runs(campaign=campaign))
+        runs = campaign_rankings(runs=stored, progress=progress) if stored else None
+    out = []
+    for name in judged:
+        try:
+            out.append(
+                calibrate(
+                    humans,
+                    labels[name],
+                    name,
+                    rule=rule,
+                    threshold=params.threshold,
+                    scale=label_scale(campaign=campaign),
+                    bootstrap=params.bootstrap,
+                    seed=params.seed,
+                    confidence=params.confidence,
+                    runs=runs,
+                    measures=params.measures,
+                    options=EvalOptions(level=params.threshold),
+                )
+            )
+        except ValueError as exc:
+            raise JudgingRefused(str(exc)) from exc
+    return out
+
+
+def calibration_result(calibration: Any, params: AgreementParams) -> dict[str, Any]:
+    """A calibration as JSON, with the rows the report page renders (the pair's rows are the
+    agreement report's own)."""
+    data = agreement_result(calibration.report, params)
+    pair = data["pairs"][0]
+    return {
+        "machine": calibration.machine,
+        "rule": calibration.rule,
+        "humans": list(calibration.humans),
+        "pair": pair,
+        "systems": data["systems"],
+        "shifts": [
+            {
+                "measure": s.measure,
+                "run": s.run,
+                "human_rank": s.human_rank,
+                "machine_rank": s.machine_rank,
+                "change": s.change,
+            }
+            for s in calibration.shifts()
+        ],
+        "topics": [
+            {
+                "topic": t.topic,
+                "items": t.items,
+                "agree": t.agree,
+                "disagree": t.disagree,
+                "p_o": t.p_o,
+                "largest": t.largest,
+            }
+            for t in calibration.topics
+        ],
+    }

@@ -26,6 +26,7 @@ from campaigns.views import campaign_page, page_campaign, refusals_as_messages
 from judging.agreement import DEFAULT_MEASURES
 from judging.consensus import RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
+from judging.models import MachineJudge
 from judging.reports.downloads import export_download
 from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
 from judging.reports.selectors import (
@@ -77,6 +78,10 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             "topics": topic_numbers_judged(campaign=campaign),
             "topic_titles": topic_titles(campaign=campaign),
             "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),
+            # machine assessors' votes are marked: a disagreement with a machine reads differently
+            "machines": set(
+                MachineJudge.objects.filter(campaign=campaign).values_list("user__username", flat=True)
+            ),
         },
     )
 

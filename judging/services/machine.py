@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django.contrib.auth.models import User
@@ -26,7 +26,6 @@ from jobs.models import Job
 from jobs.registry import register
 from jobs.services import job_enqueue
 from judging.errors import JudgingRefused
-from judging.llm.client import ChatClient
 from judging.llm.config import JudgeConfig
 from judging.llm.prompts import TopicText
 from judging.llm.runner import Call, Item, Key, Summary
@@ -35,6 +34,9 @@ from judging.models import Assignment, AssignmentItem, Grade, Judgment, MachineC
 from judging.services.judgments import judgment_record
 from judging.services.scale import scale_ensure
 from trec.progress import ProgressCallback
+
+if TYPE_CHECKING:
+    from judging.llm.client import ChatClient
 
 MACHINE_JOB = "machine_judging"
 CONFIG_FIELDS = (

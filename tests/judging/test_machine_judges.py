@@ -71,7 +71,12 @@ def web(organizer: Any) -> Client:
 
 
 def add_machine(web: Client, campaign: Campaign, server: FakeLLM, **extra: str) -> MachineJudge:
-    data = {"username": "llm", "base_url": server.base_url, "model": "fake-1", "requests_per_minute": "6000"} | extra
+    data = {
+        "username": "llm",
+        "base_url": server.base_url,
+        "model": "fake-1",
+        "requests_per_minute": "6000",
+    } | extra
     response = web.post(reverse("judging:machine_create", args=[campaign.slug]), data)
     assert response.status_code == 302, response
     return MachineJudge.objects.get(user__username=data["username"])
@@ -207,7 +212,9 @@ def test_the_api_creates_starts_and_stops(
     api = APIClient()
     api.force_authenticate(organizer)
     base = f"/api/judging/campaigns/{stocked.slug}/machines/"
-    bad = api.post(base, {"username": "m", "base_url": "http://x/v1", "model": "m", "temperature": 9}, format="json")
+    bad = api.post(
+        base, {"username": "m", "base_url": "http://x/v1", "model": "m", "temperature": 9}, format="json"
+    )
     assert bad.status_code == 400 and "temperature" in str(bad.data)
     made = api.post(base, {"username": "m1", "base_url": server.base_url, "model": "fake-1"}, format="json")
     assert made.status_code == 201 and SECRET not in made.content.decode()
@@ -219,7 +226,9 @@ def test_the_api_creates_starts_and_stops(
     assert started.status_code == 202 and started.data["url"].startswith("/api/jobs/")
     assert api.post(f"{base}{judge.pk}/stop/").data == {"stopping": False}
     changed = api.put(
-        f"{base}{judge.pk}/", {"base_url": server.base_url, "model": "fake-2", "prompt_version": "basic-1"}, format="json"
+        f"{base}{judge.pk}/",
+        {"base_url": server.base_url, "model": "fake-2", "prompt_version": "basic-1"},
+        format="json",
     )
     assert changed.status_code == 200 and changed.data["model"] == "fake-2"
     before = len(server.seen)
@@ -233,7 +242,16 @@ def test_the_command_judges_in_campaign_mode(
     judge = add_machine(web, stocked, server)
     items = assign(stocked, pool, judge, topics=1)
     out = io.StringIO()
-    call_command("machine_judge", stocked.slug, "--assessor", "llm", "--progress", "off", stdout=out, stderr=io.StringIO())
+    call_command(
+        "machine_judge",
+        stocked.slug,
+        "--assessor",
+        "llm",
+        "--progress",
+        "off",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     assert f"{len(items)} documents, 0 already judged, {len(items)} graded" in out.getvalue()
     assert Judgment.objects.filter(assessor=judge.user).count() == len(items)
     with pytest.raises(Exception, match="not a machine assessor"):
@@ -270,3 +288,111 @@ def test_a_calibration_sample_gives_humans_a_seeded_random_sample(
     with pytest.raises(Exception, match="not a human assessor"):
         calibration_sample_create(judge=judge, assessors=[judge.user], size=1)
     assert Assignment.objects.filter(assessor=assessor).exists()
+
+
+# ------------------------------------------------------------------------------ using its labels
+
+
+@pytest.fixture
+def judged_by_both(
+    web: Client, stocked: Campaign, pool: Pool, server: FakeLLM, assessor: Any
+) -> dict[str, Any]:
+    """The machine judged two topics; alice judged the first topic's documents (grade by docno)."""
+    from campaigns.models import Topic
+    from judging.services import judgment_record
+
+    judge = add_machine(web, stocked, server)
+    assign(stocked, pool, judge, topics=2)
+    web.post(reverse("judging:machine_start", args=[stocked.slug, judge.pk]))
+    first = sorted(
+        Topic.objects.filter(campaign=stocked, number__in=pool.sizes).values_list("number", flat=True)
+    )[0]
+    topic = Topic.objects.get(campaign=stocked, number=first)
+    (mine,) = assignments_create(campaign=stocked, pool=pool, assessors=[assessor], topics=[topic], seed=2)
+    human = {}
+    for item in mine.items.all():
+        grade = len(item.docno) % 3
+        judgment_record(assessor=assessor, assignment=mine, docno=item.docno, grade=grade)
+        human[item.docno] = grade
+    return {"judge": judge, "topic": first, "human": human}
+
+
+def test_the_agreement_report_calibrates_the_machine_with_the_cores_numbers(
+    organizer: Any, stocked: Campaign, judged_by_both: dict[str, Any]
+) -> None:
+    from judging.agreement.calibration import calibrate
+    from judging.reports.selectors import AgreementParams, assessor_labels, label_scale
+    from judging.services import agreement_report_start
+
+    job = agreement_report_start(
+        campaign=stocked, user=organizer, params=AgreementParams(bootstrap=50, seed=1)
+    )
+    job.refresh_from_db()
+    (cal,) = job.result["calibrations"]
+    labels = assessor_labels(campaign=stocked)
+    direct = calibrate(
+        {"alice": labels["alice"]},
+        labels["llm"],
+        "llm",
+        scale=label_scale(campaign=stocked),
+        bootstrap=50,
+        seed=1,
+    )
+    assert cal["machine"] == "llm" and cal["humans"] == ["alice"]
+    assert cal["pair"]["items"] == len(judged_by_both["human"]) == direct.pair.items
+    assert cal["pair"]["overall"]["matrix"] == direct.confusion.tolist()
+    assert cal["pair"]["overall"]["cohen"]["value"] == pytest.approx(
+        direct.pair.overall.cohen.value, abs=1e-12
+    )
+    assert [t["topic"] for t in cal["topics"]] == [judged_by_both["topic"]]
+    page = Client()
+    assert page.login(username=organizer.username, password=PASSWORD)
+    shown = page.get(reverse("jobs:job", args=[job.id])).content.decode()
+    assert "Machine assessors against the humans" in shown and 'id="calibration-llm"' in shown
+
+
+def test_human_consensus_machine_and_hybrid_labels_are_three_named_sources(
+    stocked: Campaign, judged_by_both: dict[str, Any]
+) -> None:
+    from metrics.sources import JudgmentSource, _labels, source_label
+
+    def as_dict(source: JudgmentSource) -> dict[tuple[str, str], int]:
+        q = _labels(stocked, source)
+        return {
+            (t, d.decode()): int(r)
+            for i, t in enumerate(q.topics)
+            for d, r in zip(
+                q.docnos[q.offsets[i] : q.offsets[i + 1]].tolist(),
+                q.rels[q.offsets[i] : q.offsets[i + 1]].tolist(),
+                strict=True,
+            )
+        }
+
+    machine_grades = {
+        (j.topic.number, j.docno): j.grade
+        for j in Judgment.objects.filter(assessor=judged_by_both["judge"].user).select_related("topic")
+    }
+    topic, human = judged_by_both["topic"], judged_by_both["human"]
+    consensus = as_dict(JudgmentSource(kind="consensus"))
+    assert consensus == {(topic, d): g for d, g in human.items()}  # the machine never votes
+    assert as_dict(JudgmentSource(kind="machine", assessor="llm")) == machine_grades
+    hybrid = as_dict(JudgmentSource(kind="hybrid", assessor="llm"))
+    assert hybrid == machine_grades | {(topic, d): g for d, g in human.items()}
+    assert source_label(campaign=stocked, source=JudgmentSource(kind="hybrid", assessor="llm")) == (
+        "humans (majority) where judged, machine llm elsewhere"
+    )
+    assert "human consensus" in source_label(campaign=stocked, source=JudgmentSource(kind="consensus"))
+    with pytest.raises(Exception, match="not a machine assessor"):
+        _labels(stocked, JudgmentSource(kind="machine", assessor="alice"))
+
+
+def test_machine_human_disagreements_reach_the_adjudication_queue_marked(
+    web: Client, stocked: Campaign, judged_by_both: dict[str, Any]
+) -> None:
+    from judging.reports.selectors import adjudication_queue
+
+    queue = adjudication_queue(campaign=stocked)
+    with_machine = [r for r in queue.rows if "llm" in dict(r.votes)]
+    assert with_machine and all(dict(r.votes)["alice"] != dict(r.votes)["llm"] for r in with_machine)
+    page = web.get(reverse("judging:adjudication", args=[stocked.slug])).content.decode()
+    assert 'title="a machine assessor (LLM)">machine</span>' in page

@@ -48,7 +48,9 @@
   if (kind) {
     const show = function () {
       document.querySelectorAll("#source-form [data-for]").forEach(function (el) {
-        el.hidden = el.dataset.for !== kind.value;
+        el.hidden = !el.dataset.for.split(" ").includes(kind.value);
+        // a hidden field is not sent: two of them share the name "assessor"
+        el.querySelectorAll("select, input").forEach(function (field) { field.disabled = el.hidden; });
       });
     };
     kind.addEventListener("change", show);
