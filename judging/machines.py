@@ -18,12 +18,12 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_http_methods, require_POST
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns.apis import CampaignApi, documented, job_accepted
-from campaigns.errors import CampaignDataError
+from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.inputs import DB_INTEGER_MAX, FormInput, form_problems, validated
 from campaigns.models import Campaign
 from campaigns.views import organizer_page, refusals_as_messages
@@ -267,6 +267,13 @@ class MachineOut(serializers.Serializer):
     job = serializers.CharField(allow_null=True)
 
 
+def _judge_or_404(campaign: Campaign, pk: int) -> MachineJudge:
+    try:
+        return machine_judge_get(campaign=campaign, pk=pk)
+    except CampaignNotFound as exc:
+        raise exceptions.NotFound(str(exc)) from exc
+
+
 class MachineListApi(CampaignApi):
     @documented(ok=MachineOut(many=True), operation_id="judging_machines_list")
     def get(self, request: Request, slug: str) -> Response:
@@ -295,12 +302,12 @@ class MachineApi(CampaignApi):
     @documented(ok=MachineOut, operation_id="judging_machine_get")
     def get(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        return Response(machine_json(machine_judge_get(campaign=campaign, pk=pk)))
+        return Response(machine_json(_judge_or_404(campaign, pk)))
 
     @documented(request=MachineJudgeInput, ok=MachineOut, operation_id="judging_machine_update")
     def put(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        judge = machine_judge_get(campaign=campaign, pk=pk)
+        judge = _judge_or_404(campaign, pk)
         form = MachineJudgeInput(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -317,7 +324,7 @@ class MachineStartApi(CampaignApi):
     @documented(operation_id="judging_machine_start", status_code=202)
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        judge = machine_judge_get(campaign=campaign, pk=pk)
+        judge = _judge_or_404(campaign, pk)
         return job_accepted(machine_judging_start(judge=judge, user=request.user))  # type: ignore[arg-type]
 
 
@@ -325,7 +332,7 @@ class MachineStopApi(CampaignApi):
     @documented(operation_id="judging_machine_stop")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        judge = machine_judge_get(campaign=campaign, pk=pk)
+        judge = _judge_or_404(campaign, pk)
         return Response({"stopping": machine_judging_stop(judge=judge)})
 
 
@@ -333,7 +340,7 @@ class MachineCalibrationApi(CampaignApi):
     @documented(request=CalibrationInput, operation_id="judging_machine_calibration")
     def post(self, request: Request, slug: str, pk: int) -> Response:
         campaign = self.organizer_campaign(request, slug)
-        judge = machine_judge_get(campaign=campaign, pk=pk)
+        judge = _judge_or_404(campaign, pk)
         form = CalibrationInput(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data

@@ -48,6 +48,10 @@ class Assignment(models.Model):
         RANDOM = "random"
         DOCNO = "docno"
         QUEUE = "queue"
+        # most relevant first by the campaign's machine assessors' grades (their highest), the
+        # documents no machine graded last; ties in a seeded shuffle. The pool and its design
+        # are unchanged (only the order of presentation), so inclusion probabilities are too.
+        MACHINE = "machine"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
     # RESTRICT: a pool being judged cannot be deleted on its own, but deleting its campaign cascades

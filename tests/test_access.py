@@ -78,6 +78,17 @@ CAMPAIGN_PAGES = [
     *(Endpoint(f"judging:{n}", "post", slug_member, organizer_status=302) for n in MEMBER_ACTIONS),
     Endpoint("judging:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
     Endpoint("judging:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    # machine assessors: a bad form goes back to the People page; machine 0 does not exist
+    Endpoint("judging:machine_create", "post", slug, {}, organizer_status=302),
+    *(
+        Endpoint(f"judging:{n}", m, lambda c: [*slug(c), 0], organizer_status=404)
+        for n, m in (
+            ("machine", "get"),
+            ("machine_start", "post"),
+            ("machine_stop", "post"),
+            ("machine_calibration", "post"),
+        )
+    ),
 ]
 CAMPAIGN_APIS = [
     Endpoint("api:campaign", "get", slug),
@@ -105,6 +116,17 @@ CAMPAIGN_APIS = [
     *(Endpoint(f"judging_api:{n}", "post", slug_member, organizer_status=400) for n in MEMBER_ACTIONS),
     Endpoint("judging_api:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
     Endpoint("judging_api:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    Endpoint("judging_api:machines", "get", slug),
+    Endpoint("judging_api:machines", "post", slug, {}, organizer_status=400),
+    *(
+        Endpoint(f"judging_api:{n}", m, lambda c: [*slug(c), 0], organizer_status=404)
+        for n, m in (
+            ("machine", "get"),
+            ("machine_start", "post"),
+            ("machine_stop", "post"),
+            ("machine_calibration", "post"),
+        )
+    ),
 ]
 JOB_ENDPOINTS = [
     Endpoint("jobs:job", "get", job_arg),

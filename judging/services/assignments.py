@@ -76,6 +76,9 @@ def assignments_create(
             docnos = sorted(docnos, key=lambda d: d.encode())
         else:
             docnos = [docnos[i] for i in rng.permutation(len(docnos))]
+            if order == Assignment.Order.MACHINE:
+                best = _machine_grades(campaign, topic)
+                docnos.sort(key=lambda d: -best.get(d, -1))  # stable: ties keep the shuffle
         try:
             design = overlap_design(
                 docnos,
@@ -252,3 +255,17 @@ def assignment_reassign(*, campaign: Campaign, assignment: Assignment, assessor:
     if target.order == Assignment.Order.QUEUE and not dealt and not target.items.exists():
         raise JudgingRefused(f"the queue has nothing left to judge for topic {locked.topic.number}")
     return target
+
+
+def _machine_grades(campaign: Campaign, topic: Topic) -> dict[str, int]:
+    """The highest grade any machine assessor of the campaign gave each document of ``topic``."""
+    from django.db.models import Max
+
+    rows = (
+        Judgment.objects.filter(
+            campaign=campaign, topic=topic, grade__isnull=False, assessor__machine_judge__isnull=False
+        )
+        .values("docno")
+        .annotate(best=Max("grade"))
+    )
+    return {r["docno"]: int(r["best"]) for r in rows}

@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from campaigns.access import Role, has_role
+from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, Topic
 from jobs.models import Job
 from jobs.registry import register
@@ -109,7 +110,7 @@ def machine_judge_update(
 def machine_judge_get(*, campaign: Campaign, pk: int) -> MachineJudge:
     found = MachineJudge.objects.filter(campaign=campaign, pk=pk).select_related("user").first()
     if found is None:
-        raise JudgingRefused(f"no machine assessor {pk} in this campaign")
+        raise CampaignNotFound(f"no machine assessor {pk} in this campaign")
     return found
 
 

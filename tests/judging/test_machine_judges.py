@@ -396,3 +396,32 @@ def test_machine_human_disagreements_reach_the_adjudication_queue_marked(
     assert with_machine and all(dict(r.votes)["alice"] != dict(r.votes)["llm"] for r in with_machine)
     page = web.get(reverse("judging:adjudication", args=[stocked.slug])).content.decode()
     assert 'title="a machine assessor (LLM)">machine</span>' in page
+
+
+def test_humans_can_judge_in_the_machines_order(
+    web: Client, stocked: Campaign, pool: Pool, server: FakeLLM, assessor: Any
+) -> None:
+    from campaigns.models import Topic
+
+    judge = add_machine(web, stocked, server)
+    assign(stocked, pool, judge, topics=1)
+    web.post(reverse("judging:machine_start", args=[stocked.slug, judge.pk]))
+    topic = Topic.objects.get(
+        campaign=stocked,
+        number=sorted(
+            Topic.objects.filter(campaign=stocked, number__in=pool.sizes).values_list("number", flat=True)
+        )[0],
+    )
+    grades = dict(Judgment.objects.filter(assessor=judge.user, topic=topic).values_list("docno", "grade"))
+    assert len(set(grades.values())) > 1  # the order below is a real sort
+    (mine,) = assignments_create(
+        campaign=stocked,
+        pool=pool,
+        assessors=[assessor],
+        topics=[topic],
+        order=Assignment.Order.MACHINE,
+        seed=4,
+    )
+    order = list(mine.items.order_by("position").values_list("docno", flat=True))
+    assert sorted(order) == sorted(grades)
+    assert [grades[d] for d in order] == sorted(grades.values(), reverse=True)
