@@ -81,5 +81,3 @@ class PoolDocument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.docno} #{self.position}"
-
-

@@ -420,28 +420,35 @@ static inline int canon_cmp(const Scan *s, int32_t a, int32_t b) {
     return -docno_cmp(s->buf + x->docno_at, x->docno_len, s->buf + y->docno_at, y->docno_len);
 }
 
-static void merge_sort(const Scan *s, int32_t *v, int32_t *tmp, Py_ssize_t n) {
-    if (n < 16) {
-        for (Py_ssize_t i = 1; i < n; i++) {
-            int32_t x = v[i];
-            Py_ssize_t j = i;
-            while (j > 0 && canon_cmp(s, x, v[j - 1]) < 0) {
-                v[j] = v[j - 1];
-                j--;
-            }
-            v[j] = x;
-        }
-        return;
+/* A stable merge sort of int32 row indices under CMP(scan, a, b) (insertion sort below 16;
+   a merge is skipped when the halves are already in order), defined once per comparison so
+   that each is inlined. */
+#define DEFINE_MERGE_SORT(NAME, CMP)                                                     \
+    static void NAME(const Scan *s, int32_t *v, int32_t *tmp, Py_ssize_t n) {            \
+        if (n < 16) {                                                                    \
+            for (Py_ssize_t i = 1; i < n; i++) {                                         \
+                int32_t x = v[i];                                                        \
+                Py_ssize_t j = i;                                                        \
+                while (j > 0 && CMP(s, x, v[j - 1]) < 0) {                               \
+                    v[j] = v[j - 1];                                                     \
+                    j--;                                                                 \
+                }                                                                        \
+                v[j] = x;                                                                \
+            }                                                                            \
+            return;                                                                      \
+        }                                                                                \
+        Py_ssize_t h = n / 2;                                                            \
+        NAME(s, v, tmp, h);                                                              \
+        NAME(s, v + h, tmp, n - h);                                                      \
+        if (CMP(s, v[h - 1], v[h]) <= 0) return;                                         \
+        memcpy(tmp, v, sizeof(int32_t) * h);                                             \
+        Py_ssize_t i = 0, j = h, k = 0;                                                  \
+        while (i < h && j < n) v[k++] = CMP(s, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];   \
+        while (i < h) v[k++] = tmp[i++];                                                 \
     }
-    Py_ssize_t h = n / 2;
-    merge_sort(s, v, tmp, h);
-    merge_sort(s, v + h, tmp, n - h);
-    if (canon_cmp(s, v[h - 1], v[h]) <= 0) return;
-    memcpy(tmp, v, sizeof(int32_t) * h);
-    Py_ssize_t i = 0, j = h, k = 0;
-    while (i < h && j < n) v[k++] = canon_cmp(s, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];
-    while (i < h) v[k++] = tmp[i++];
-}
+
+/* rows of a topic into canonical order */
+DEFINE_MERGE_SORT(merge_sort, canon_cmp)
 
 static inline int topic_cmp(const Scan *s, int32_t a, int32_t b) {
     const Topic *x = &s->topics[a], *y = &s->topics[b];
@@ -449,28 +456,7 @@ static inline int topic_cmp(const Scan *s, int32_t a, int32_t b) {
 }
 
 /* topic indices sorted by their ids' bytes (ids are distinct) */
-static void sort_topics(const Scan *s, int32_t *v, int32_t *tmp, Py_ssize_t n) {
-    if (n < 16) {
-        for (Py_ssize_t i = 1; i < n; i++) {
-            int32_t x = v[i];
-            Py_ssize_t j = i;
-            while (j > 0 && topic_cmp(s, x, v[j - 1]) < 0) {
-                v[j] = v[j - 1];
-                j--;
-            }
-            v[j] = x;
-        }
-        return;
-    }
-    Py_ssize_t h = n / 2;
-    sort_topics(s, v, tmp, h);
-    sort_topics(s, v + h, tmp, n - h);
-    if (topic_cmp(s, v[h - 1], v[h]) <= 0) return;
-    memcpy(tmp, v, sizeof(int32_t) * h);
-    Py_ssize_t i = 0, j = h, k = 0;
-    while (i < h && j < n) v[k++] = topic_cmp(s, v[j], tmp[i]) < 0 ? v[j++] : tmp[i++];
-    while (i < h) v[k++] = tmp[i++];
-}
+DEFINE_MERGE_SORT(sort_topics, topic_cmp)
 
 /* Put the rows in canonical order (perm), topics sorted (order[code] = first-appearance index),
    and look for a docno listed twice in a topic: 1 if one is, 0 if none, -1 on no memory. */

@@ -108,7 +108,9 @@ def run_from_arrays(
     if coded is not None:
         topics, codes = coded
     else:
-        topics, codes = topic_codes(np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids)
+        topics, codes = topic_codes(
+            np.asarray(qids, dtype="S") if np.asarray(qids).dtype.kind != "S" else qids
+        )
     docnos = np.asarray(docnos)
     if docnos.dtype.kind != "S":
         docnos = docnos.astype("S")

@@ -332,6 +332,28 @@ def assessor_labels(*, campaign: Campaign) -> dict[str, list[tuple[str, str, int
     return {name: out[name] for name in sorted(out)}
 
 
+def _rankings_asked(campaign: Campaign, params: AgreementParams, progress: ProgressCallback | None) -> Any:
+    """The campaign's stored runs ranked, when the report asks for the system rankings."""
+    if not params.runs:
+        return None
+    stored = list(campaign_runs(campaign=campaign))
+    return campaign_rankings(runs=stored, progress=progress) if stored else None
+
+
+def _report_arguments(campaign: Campaign, params: AgreementParams, runs: Any) -> dict[str, Any]:
+    """The agreement core's keyword arguments for the campaign's report (and its calibrations)."""
+    return {
+        "threshold": params.threshold,
+        "scale": label_scale(campaign=campaign),
+        "bootstrap": params.bootstrap,
+        "seed": params.seed,
+        "confidence": params.confidence,
+        "runs": runs,
+        "measures": params.measures,
+        "options": EvalOptions(level=params.threshold),
+    }
+
+
 def campaign_agreement(
     *, campaign: Campaign, params: AgreementParams, progress: ProgressCallback | None = None
 ) -> AgreementReport:
@@ -347,23 +369,10 @@ def campaign_agreement(
     progress("reading judgments", 1, 1)
     if len(labels) < 2:
         raise JudgingRefused("agreement needs graded judgments from at least two assessors")
-    runs = None
-    if params.runs:
-        stored = list(campaign_runs(campaign=campaign))
-        runs = campaign_rankings(runs=stored, progress=progress) if stored else None
+    runs = _rankings_asked(campaign, params, progress)
     progress("computing agreement", 0, 1)
     try:
-        report = agreement_report(
-            labels,
-            threshold=params.threshold,
-            scale=label_scale(campaign=campaign),
-            bootstrap=params.bootstrap,
-            seed=params.seed,
-            confidence=params.confidence,
-            runs=runs,
-            measures=params.measures,
-            options=EvalOptions(level=params.threshold),
-        )
+        report = agreement_report(labels, **_report_arguments(campaign, params, runs))
     except ValueError as exc:  # an unknown measure, a grade off the scale...
         raise JudgingRefused(str(exc)) from exc
     progress("computing agreement", 1, 1)
@@ -519,28 +528,12 @@ def campaign_calibrations(
     judged = [name for name in sorted(machines) if labels.get(name)]
     if not humans or not judged:
         return []
-    runs = None
-    if params.runs:
-        stored = list(campaign_runs(campaign=campaign))
-        runs = campaign_rankings(runs=stored, progress=progress) if stored else None
+    runs = _rankings_asked(campaign, params, progress)
     out = []
     for name in judged:
         try:
             out.append(
-                calibrate(
-                    humans,
-                    labels[name],
-                    name,
-                    rule=rule,
-                    threshold=params.threshold,
-                    scale=label_scale(campaign=campaign),
-                    bootstrap=params.bootstrap,
-                    seed=params.seed,
-                    confidence=params.confidence,
-                    runs=runs,
-                    measures=params.measures,
-                    options=EvalOptions(level=params.threshold),
-                )
+                calibrate(humans, labels[name], name, rule=rule, **_report_arguments(campaign, params, runs))
             )
         except ValueError as exc:
             raise JudgingRefused(str(exc)) from exc

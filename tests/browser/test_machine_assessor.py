@@ -93,7 +93,9 @@ def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
         page.get_by_role("link", name="Compute agreement").click()
         page.get_by_role("button", name="Compute").click()
         expect(page.locator("#calibration-llm-judge")).to_be_visible(timeout=30_000)
-        expect(page.locator("#calibration-llm-judge")).to_contain_text("llm-judge against the humans' majority (alice)")
+        expect(page.locator("#calibration-llm-judge")).to_contain_text(
+            "llm-judge against the humans' majority (alice)"
+        )
         expect(page.locator("#calibration-llm-judge .calibration-matrix")).to_be_visible()
         page.locator("#calibration").screenshot(path=str(SHOTS / "machine-3-calibration.png"))
         assert SECRET not in page.content()

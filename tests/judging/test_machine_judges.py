@@ -151,6 +151,11 @@ def test_the_machine_judges_its_assignments_in_a_job_and_a_second_run_asks_nothi
         assert SECRET not in str(call.messages)
     machine_page = web.get(reverse("judging:machine", args=[stocked.slug, judge.pk])).content.decode()
     assert f"{len(items)} judgment" in machine_page and "cost" in machine_page
+    for kind in ("csv", "assessor"):  # the exports carry the machine's judgments, never the key
+        exported = web.get(reverse("judging:export", args=[stocked.slug, kind]), {"assessor": "llm"})
+        assert exported.status_code == 200 and SECRET not in exported.content.decode()
+    csv = web.get(reverse("judging:export", args=[stocked.slug, "csv"])).content.decode()
+    assert csv.count("machine: fake-1, prompt umbrela-1") == len(items)  # the provenance is exported
     # again: everything is in the cache, nothing is asked
     web.post(reverse("judging:machine_start", args=[stocked.slug, judge.pk]))
     assert len(server.seen) == len(items)
@@ -169,7 +174,8 @@ def test_stopped_then_started_again_it_asks_every_document_once(
     assert len(server.seen) == 3 and Judgment.objects.filter(assessor=judge.user).count() == 3
     from jobs.models import Job
 
-    assert Job.objects.get(kind="machine_judging").result["stopped"] is True
+    stopped = Job.objects.get(kind="machine_judging").result
+    assert stopped is not None and stopped["stopped"] is True
     monkeypatch.setattr(machine, "stop_requested", lambda pk: False)
     web.post(reverse("judging:machine_start", args=[stocked.slug, judge.pk]))
     assert len(server.seen) == len(items)
@@ -328,6 +334,7 @@ def test_the_agreement_report_calibrates_the_machine_with_the_cores_numbers(
         campaign=stocked, user=organizer, params=AgreementParams(bootstrap=50, seed=1)
     )
     job.refresh_from_db()
+    assert job.result is not None
     (cal,) = job.result["calibrations"]
     labels = assessor_labels(campaign=stocked)
     direct = calibrate(
@@ -424,4 +431,4 @@ def test_humans_can_judge_in_the_machines_order(
     )
     order = list(mine.items.order_by("position").values_list("docno", flat=True))
     assert sorted(order) == sorted(grades)
-    assert [grades[d] for d in order] == sorted(grades.values(), reverse=True)
+    assert [grades[d] for d in order] == sorted((g or 0 for g in grades.values()), reverse=True)

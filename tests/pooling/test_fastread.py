@@ -139,9 +139,7 @@ def test_build_pool_writes_the_same_file_on_either_path(tmp_path: Path) -> None:
         for q in ("3", "12", "7"):
             docs = rng.choice(200, size=60, replace=False)
             scores = np.sort(rng.integers(0, 30, size=60))[::-1]  # many ties
-            lines += [
-                (q, f"D{d}", f"{s / 10:.1f}", f"run{r}") for d, s in zip(docs, scores, strict=True)
-            ]
+            lines += [(q, f"D{d}", f"{s / 10:.1f}", f"run{r}") for d, s in zip(docs, scores, strict=True)]
         paths.append(str(write(tmp_path / f"run{r}.txt", lines)))
 
     def build(out: Path) -> str:
