@@ -22,6 +22,7 @@ PURE = [
     "pooling.diagnostics",
     "judging.agreement",
     "judging.design",
+    "judging.llm",
     "relevance_workbench",
 ]
 FORBIDDEN = ("django", "rest_framework", "drf_spectacular", "campaigns", "jobs")
