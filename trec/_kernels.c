@@ -911,46 +911,44 @@ static PyObject *join(PyObject *self, PyObject *args) {
         const unsigned char *ed = edv.buf, *qd = qdv.buf;
         int64_t *rows = orv.buf, *grades = ogv.buf;
         Py_BEGIN_ALLOW_THREADS
-        /* The tables and judgments are mostly out of the CPU's cache when a run comes (the
-           kernels of the previous run went through since): each lookup's slot is fetched
-           AHEAD queries early, and the docno it points to halfway, so the misses overlap. */
-        enum { AHEAD = 16, HALF = 8 };
-        for (Py_ssize_t i = 0; i < nq; i++) {
-            if (i + AHEAD < nq) {
-                int64_t t = qt[i + AHEAD];
-                if (t >= 0 && t < nt && so[t + 1] > so[t])
-                    __builtin_prefetch(slots + so[t] + (qh[i + AHEAD] & (uint64_t)(so[t + 1] - so[t] - 1)));
-            }
-            if (i + HALF < nq) {
-                int64_t t = qt[i + HALF];
-                if (t >= 0 && t < nt && so[t + 1] > so[t]) {
-                    uint64_t slot = slots[so[t] + (qh[i + HALF] & (uint64_t)(so[t + 1] - so[t] - 1))];
-                    if (slot && (slot >> 32) == (qh[i + HALF] >> 32)) {
-                        int64_t e = (int64_t)(slot & 0xFFFFFFFFULL) - 1;
-                        __builtin_prefetch(ed + e * ew);
-                        __builtin_prefetch(er + e);
-                    }
-                }
-            }
-            int64_t found = -1;
+        /* A run's lines come topic by topic: each stretch of one topic probes that topic's
+           table only (small enough to stay in the CPU's cache once touched). The slot of the
+           line AHEAD lines on is prefetched, so the first touches of a table overlap. */
+        enum { AHEAD = 16 };
+        Py_ssize_t i = 0;
+        while (i < nq) {
             int64_t t = qt[i];
-            if (t >= 0 && t < nt && so[t + 1] > so[t]) {
-                const uint64_t *table = slots + so[t];
-                uint64_t mask = (uint64_t)(so[t + 1] - so[t]) - 1;
+            Py_ssize_t end = i + 1;
+            while (end < nq && qt[end] == t) end++;
+            if (t < 0 || t >= nt || so[t + 1] == so[t]) {
+                for (; i < end; i++) {
+                    rows[i] = -1;
+                    grades[i] = nonpool;
+                }
+                continue;
+            }
+            const uint64_t *table = slots + so[t];
+            const uint64_t mask = (uint64_t)(so[t + 1] - so[t]) - 1;
+            const int same_width = ew == qw;
+            for (; i < end; i++) {
+                if (i + AHEAD < end) __builtin_prefetch(table + (qh[i + AHEAD] & mask));
+                int64_t found = -1;
                 uint64_t h = qh[i], j = h & mask, slot;
+                const unsigned char *want = qd + i * qw;
                 while ((slot = table[j]) != 0) {
                     if ((slot >> 32) == (h >> 32)) {
                         int64_t e = (int64_t)(slot & 0xFFFFFFFFULL) - 1;
-                        if (same_docno(ed + e * ew, ew, qd + i * qw, qw)) {
+                        if (same_width ? memcmp(ed + e * ew, want, (size_t)ew) == 0
+                                       : same_docno(ed + e * ew, ew, want, qw)) {
                             found = e;
                             break;
                         }
                     }
                     j = (j + 1) & mask;
                 }
+                rows[i] = found;
+                grades[i] = found < 0 ? nonpool : (er[found] < 0 ? unjudged : er[found]);
             }
-            rows[i] = found;
-            grades[i] = found < 0 ? nonpool : (er[found] < 0 ? unjudged : er[found]);
         }
         Py_END_ALLOW_THREADS
     }

@@ -134,8 +134,14 @@ class Context:
     def before_rel(self, mask: np.ndarray) -> np.ndarray:
         """For each relevant position, how many positions where ``mask`` holds lie above it in its topic."""
         counts = np.cumsum(mask, dtype=np.int64)
-        start = np.r_[0, counts][self.offsets[:-1]]
+        heads = self.offsets[:-1]
+        start = np.where(heads > 0, counts[np.maximum(heads - 1, 0)], 0) if len(counts) else heads
         return counts[self.rel_positions] - mask[self.rel_positions] - start[self.rel_segment]
+
+    @cached_property
+    def nonrel_above(self) -> np.ndarray:
+        """For each relevant position, the judged non-relevant documents above it (bpref, infAP)."""
+        return self.before_rel(self.is_nonrel)
 
     def rel_sum(self, values: np.ndarray) -> np.ndarray:
         """Per topic, the sum of ``values`` given at the relevant positions."""

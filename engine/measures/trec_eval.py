@@ -76,9 +76,12 @@ def _recip_rank(ctx: Context, _: Any) -> np.ndarray:
 
 def _dcg(ctx: Context, k: int | None) -> np.ndarray:
     """Per topic, Σ grade / log2(rank + 1) over the documents with a grade > 0 (ranks <= k)."""
-    pos = np.flatnonzero(ctx.rel > 0)
-    seg = np.searchsorted(ctx.offsets, pos, side="right") - 1
-    rank = pos - ctx.offsets[seg] + 1
+    if ctx.level == 1 and ctx.rel.dtype.kind in "iu":  # integers: rel > 0 is rel >= 1, cached
+        pos, seg, rank = ctx.rel_positions, ctx.rel_segment, ctx.rel_rank
+    else:
+        pos = np.flatnonzero(ctx.rel > 0)
+        seg = np.searchsorted(ctx.offsets, pos, side="right") - 1
+        rank = pos - ctx.offsets[seg] + 1
     if k is not None:
         keep = rank <= k
         pos, seg, rank = pos[keep], seg[keep], rank[keep]
@@ -129,7 +132,7 @@ def _bpref(ctx: Context, _: Any) -> np.ndarray:
     docs ranked above r; a term with n_r = 0 is 1 (so N = 0 gives 1). Unjudged and unpooled
     docs are skipped; unretrieved relevant docs add 0.
     """
-    nonrel_above = ctx.before_rel(ctx.is_nonrel)
+    nonrel_above = ctx.nonrel_above
     R = ctx.stats.num_rel[ctx.rel_segment].astype(np.float64)
     N = ctx.stats.num_nonrel[ctx.rel_segment].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -145,7 +148,7 @@ def _infap(ctx: Context, _: Any) -> np.ndarray:
     pooled_above counting judged and pooled-unjudged docs above. infAP = Σ / R.
     """
     rel_above = ctx.rel_ordinal - 1
-    nonrel_above = ctx.before_rel(ctx.is_nonrel)
+    nonrel_above = ctx.nonrel_above
     pooled_above = ctx.before_rel(ctx.rel != NONPOOL)
     fj = (ctx.rel_rank - 1).astype(np.float64)
     ra = rel_above.astype(np.float64)
