@@ -11,7 +11,7 @@ class JudgingConfig(AppConfig):
 
         # job kinds register themselves on import
         from judging.reports import jobs  # noqa: F401
-        from judging.services import machine  # noqa: F401
+        from judging.services import machine, machine_pools  # noqa: F401
 
         # the judging steps of the campaign overview's guided workflow (campaigns.sections)
         for step in (

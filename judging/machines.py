@@ -43,6 +43,8 @@ from judging.services.machine import (
     machine_judging_stop,
     running_job,
 )
+from judging.services.machine_pools import machine_pool_enqueue, machine_pool_strata
+from pooling.inputs import NumberListField
 
 
 class MachineJudgeInput(FormInput):
@@ -82,6 +84,20 @@ class MachineJudgeCreateInput(MachineJudgeInput):
 class CalibrationInput(FormInput):
     assessors = serializers.ListField(child=serializers.CharField(max_length=150), allow_empty=False)
     size = serializers.IntegerField(min_value=1, max_value=DB_INTEGER_MAX)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
+
+
+class MachinePoolInput(FormInput):
+    """A pool sampled by the machine's grades: strata g<grade> (highest first), then 'ungraded'."""
+
+    name = serializers.CharField(max_length=100)
+    depth = serializers.IntegerField(default=100, min_value=1, max_value=DB_INTEGER_MAX)
+    rates = NumberListField(help_text="sampling rate per stratum, in the strata's order")
+    budget = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=DB_INTEGER_MAX)
+    total_budget = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=DB_INTEGER_MAX
+    )
+    weights = NumberListField(help_text="with a budget: relative rate per stratum")
     seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
 
 
@@ -198,6 +214,7 @@ def machine_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpRespo
             "humans": humans,
             "errors": errors,
             "job": running_job(judge),
+            "strata": machine_pool_strata(judge=judge),
         },
     )
 
@@ -241,6 +258,22 @@ def machine_calibration_page(request: HttpRequest, campaign: Campaign, pk: int) 
             f"calibration sample of {data['size']} documents (seed {data['seed']}) given to "
             f"{', '.join(sorted(u.username for u in users))} in {len(touched)} assignment(s)",
         )
+    return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
+
+
+@organizer_page
+@require_POST
+def machine_pool_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    """The machine page's sample form: one rate field per stratum (``rate_<label>``)."""
+    judge = _judge(campaign, pk)
+    data = request.POST.copy()
+    data["rates"] = ",".join(
+        request.POST.get(f"rate_{s['label']}", "") for s in machine_pool_strata(judge=judge)
+    )
+    with refusals_as_messages(request):
+        fields = validated(MachinePoolInput(data=data))
+        job = machine_pool_enqueue(judge=judge, user=request.user, **fields)  # type: ignore[arg-type]
+        return redirect("jobs:job", job_id=job.id)
     return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
 
 
@@ -351,6 +384,18 @@ class MachineCalibrationApi(CampaignApi):
         return Response({"assignments": [a.pk for a in touched], "size": data["size"], "seed": data["seed"]})
 
 
+class MachinePoolApi(CampaignApi):
+    @documented(request=MachinePoolInput, operation_id="judging_machine_pool", status_code=202)
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        """Build a draft pool of the campaign's runs sampled by this machine's grades (a job)."""
+        campaign = self.organizer_campaign(request, slug)
+        judge = _judge_or_404(campaign, pk)
+        form = MachinePoolInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        job = machine_pool_enqueue(judge=judge, user=request.user, **form.validated_data)  # type: ignore[arg-type]
+        return job_accepted(job)
+
+
 page_patterns: list[URLPattern] = [
     path("campaigns/<slug:slug>/people/machines/", machine_create_page, name="machine_create"),
     path("campaigns/<slug:slug>/people/machines/<int:pk>/", machine_page, name="machine"),
@@ -361,6 +406,7 @@ page_patterns: list[URLPattern] = [
         machine_calibration_page,
         name="machine_calibration",
     ),
+    path("campaigns/<slug:slug>/people/machines/<int:pk>/pool/", machine_pool_page, name="machine_pool"),
 ]
 api_patterns: list[URLPattern] = [
     path("campaigns/<slug:slug>/machines/", MachineListApi.as_view(), name="machines"),
@@ -372,4 +418,5 @@ api_patterns: list[URLPattern] = [
         MachineCalibrationApi.as_view(),
         name="machine_calibration",
     ),
+    path("campaigns/<slug:slug>/machines/<int:pk>/pool/", MachinePoolApi.as_view(), name="machine_pool"),
 ]

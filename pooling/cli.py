@@ -147,6 +147,20 @@ def add_build_arguments(parser: ArgumentParser) -> None:
         "the ones drawn for judging have 1 in the iter column, the others 0), Million Query prel with iprobs",
     )
     parser.add_argument(
+        "--machine-qrels",
+        default=None,
+        metavar="QRELS",
+        help="machine strategy: a machine assessor's grades (e.g. machine_judge --qrels-out); the pool is "
+        "stratified by them (g<grade> highest first, then 'ungraded') and --rates or --budget/--weights "
+        "say how much of each stratum humans judge",
+    )
+    parser.add_argument(
+        "--grades",
+        default=None,
+        metavar="G,G,...",
+        help="machine strategy: the scale's grades, one stratum each (default: those in --machine-qrels)",
+    )
+    parser.add_argument(
         "--judgments",
         default=None,
         metavar="QRELS",
@@ -232,6 +246,18 @@ def _read(paths: Sequence[str], stderr: TextOut, progress: str, read: Callable[[
     return runs
 
 
+def _machine_grades(opts: dict[str, Any]) -> Qrels | None:
+    if opts["strategy"] != "machine":
+        if opts.get("machine_qrels") or opts.get("grades"):
+            raise UsageError("--machine-qrels and --grades go with --strategy machine")
+        return None
+    if not opts.get("machine_qrels"):
+        raise UsageError(
+            "--strategy machine stratifies by a machine assessor's grades: give --machine-qrels QRELS"
+        )
+    return _read_qrels(opts["machine_qrels"])
+
+
 def _read_qrels(path: str) -> Qrels:
     try:
         return read_qrels(path)
@@ -298,6 +324,8 @@ def spec_from_options(opts: dict[str, Any]) -> PoolSpec:
             beta=opts["beta"],
             level=opts["level"],
             seed=opts["seed"],
+            machine=opts.get("machine_qrels"),
+            grades=_tuple(_numbers(opts.get("grades"), "--grades", int)),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
@@ -352,7 +380,7 @@ def run_build(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> PoolSel
                 opts["strategy"], {t.topic: list(t.docnos) for t in sim.traces}, queue.params()
             )
         else:
-            pool = spec.build(runs, include)
+            pool = spec.build(runs, include, machine_grades=_machine_grades(opts))
         _write(pool, opts["output"], opts["fmt"], judgments)
     except ValueError as exc:  # invalid strategy parameters
         raise UsageError(str(exc)) from exc

@@ -117,6 +117,11 @@ class PoolBuildInput(FormInput):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         values = {k: v for k, v in attrs.items() if k != "name" and v is not None}
+        if values.get("strategy") == "machine":
+            raise serializers.ValidationError(
+                "a pool sampled by a machine's grades is built from that machine assessor: its page "
+                "(People) or POST /api/judging/campaigns/<slug>/machines/<id>/pool/"
+            )
         try:
             spec = PoolSpec.from_dict(values)
         except ValueError as exc:

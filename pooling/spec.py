@@ -21,6 +21,7 @@ from pooling.strategies import (
     Rankings,
     depth_pool,
     fusion_pool,
+    machine_sample,
     make_queue,
     select_runs,
     stratified_sample,
@@ -28,6 +29,7 @@ from pooling.strategies import (
     uniform_sample,
 )
 from trec import RankedRun
+from trec.qrels import Qrels
 
 DEFAULT_DEPTH = 100
 RunsLike = Sequence[RankedRun] | Rankings
@@ -40,7 +42,10 @@ class PoolSpec:
     ``depth``: depth-k of depth/uniform and the candidates of adaptive queues (default 100); for
     take and the fusions, the deepest rank considered (None: whole runs). ``budget``: judgments per
     topic; ``total_budget``: one budget split over all topics. ``runs_per_group``: pool only each
-    group's N runs of best priority.
+    group's N runs of best priority. ``machine`` (strategy ``machine``): whose grades stratify
+    the pool (the machine assessor's name, or the qrels file of the command line), kept as the
+    pool's provenance; ``grades``: the scale's grades, one stratum each (default: the grades the
+    machine gave).
     """
 
     strategy: str
@@ -60,6 +65,8 @@ class PoolSpec:
     beta: float = 0.1
     level: int = 1
     seed: int = 0
+    machine: str | None = None
+    grades: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -92,7 +99,7 @@ class PoolSpec:
             return max([self.pool_depth, *self.run_depths.values()])
         if self.strategy == "stratified":
             return max(self.strata, default=0)
-        if self.strategy == "uniform" or self.adaptive:
+        if self.strategy in ("uniform", "machine") or self.adaptive:
             return self.pool_depth
         return self.depth
 
@@ -105,9 +112,17 @@ class PoolSpec:
         return select_runs(names, groups=groups, priorities=priorities, per_group=self.runs_per_group)
 
     def build(
-        self, runs: RunsLike, include: Collection[str] | None = None, budget: int | None = None
+        self,
+        runs: RunsLike,
+        include: Collection[str] | None = None,
+        budget: int | None = None,
+        *,
+        machine_grades: Qrels | None = None,
     ) -> PoolSelection:
-        """The pool of a static strategy (``budget`` overrides the spec's per-topic budget)."""
+        """The pool of a static strategy (``budget`` overrides the spec's per-topic budget).
+
+        ``machine_grades``: the machine assessor's grades, which the ``machine`` strategy needs.
+        """
         budget = self.budget if budget is None else budget
         name, total = self.strategy, self.total_budget
         if name == "depth":
@@ -156,6 +171,24 @@ class PoolSpec:
                 include=include,
                 seed=self.seed,
             )
+        if name == "machine":
+            if machine_grades is None:
+                raise ValueError(
+                    "the machine strategy samples by a machine assessor's grades: build it from the "
+                    "machine assessor's page (People), or give build_pool --machine-qrels"
+                )
+            return machine_sample(
+                runs,
+                machine_grades,
+                self.pool_depth,
+                grades=None if self.grades is None else list(self.grades),
+                rates=None if self.rates is None else list(self.rates),
+                budget=sampled_budget,
+                total_budget=total,
+                weights=None if self.weights is None else list(self.weights),
+                include=include,
+                seed=self.seed,
+            )
         raise ValueError(f"'{name}' is adaptive: it is a judging queue, not a static pool")
 
     def queue(self, runs: RunsLike, include: Collection[str] | None = None) -> JudgingQueue:
@@ -187,7 +220,7 @@ class PoolSpec:
         if unknown:
             raise ValueError(f"unknown pooling parameter(s): {', '.join(unknown)}")
         values = dict(data)
-        for key in ("strata", "rates", "weights"):
+        for key in ("strata", "rates", "weights", "grades"):
             if values.get(key) is not None:
                 values[key] = tuple(values[key])
         return cls(**values)

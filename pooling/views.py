@@ -68,7 +68,8 @@ def pool_new(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
         "campaign": campaign,
         "errors": errors,
         "form": request.POST,
-        "strategies": STRATEGIES,
+        # a machine-stratified pool starts from its machine assessor's page, which has its grades
+        "strategies": [s for s in STRATEGIES if s != "machine"],
         "fusions": FUSIONS,
         "adaptive": ADAPTIVE,
         "run_count": campaign_runs(campaign=campaign).count(),

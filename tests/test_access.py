@@ -87,6 +87,7 @@ CAMPAIGN_PAGES = [
             ("machine_start", "post"),
             ("machine_stop", "post"),
             ("machine_calibration", "post"),
+            ("machine_pool", "post"),
         )
     ),
 ]
@@ -125,6 +126,7 @@ CAMPAIGN_APIS = [
             ("machine_start", "post"),
             ("machine_stop", "post"),
             ("machine_calibration", "post"),
+            ("machine_pool", "post"),
         )
     ),
 ]

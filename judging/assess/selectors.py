@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-import snowballstemmer
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -42,6 +41,8 @@ def _stem(word: str) -> str:
     """The English Snowball (Porter 2) stem: 'battery' and 'batteries' are both 'batteri'."""
     stemmer = getattr(_stemmers, "english", None)
     if stemmer is None:
+        import snowballstemmer  # its 30 languages' modules cost 30 ms: not at every process's start
+
         stemmer = _stemmers.english = snowballstemmer.stemmer("english")
     return str(stemmer.stemWord(word))
 

@@ -18,6 +18,7 @@ from pooling.selectors import pool_rankings
 from pooling.spec import PoolSpec
 from pooling.strategies import PoolSelection, depth_pool
 from trec.progress import ProgressCallback, quiet_progress
+from trec.qrels import Qrels
 
 POOL_NAME_MAX = 100
 
@@ -29,8 +30,12 @@ def pool_build(
     spec: PoolSpec,
     user: User | None = None,
     progress: ProgressCallback | None = None,
+    machine_grades: Qrels | None = None,
 ) -> Pool:
     """Build a pool from the campaign's stored runs and keep it as a draft.
+
+    ``machine_grades``: a machine assessor's grades, for the ``machine`` strategy (the judging
+    app gathers them: :mod:`judging.services.machine_pools`).
 
     The organizer reads its size per topic, then commits it (:func:`pool_commit`) or discards it.
     An adaptive strategy stores its candidates (the depth-k union, in best-rank order) and its
@@ -53,7 +58,7 @@ def pool_build(
             core = depth_pool(runs, spec.pool_depth, include=include)
             queue_state = queue.state()
         else:
-            core = spec.build(runs, include)
+            core = spec.build(runs, include, machine_grades=machine_grades)
     except ValueError as exc:  # parameters the strategy refuses (a budget without a size...)
         raise CampaignDataError(str(exc)) from exc
     pooled = sorted({r.name for r in runs} if include is None else set(include))

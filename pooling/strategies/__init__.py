@@ -21,7 +21,15 @@ from pooling.strategies.fixed import (
 from pooling.strategies.pool import PoolSelection
 from pooling.strategies.rankings import Rankings, truncate
 from pooling.strategies.registry import STATIC, STRATEGIES, make_pool
-from pooling.strategies.sampling import allocate, sizes_from_rates, stratified_sample, uniform_sample
+from pooling.strategies.sampling import (
+    UNGRADED,
+    allocate,
+    machine_sample,
+    machine_strata,
+    sizes_from_rates,
+    stratified_sample,
+    uniform_sample,
+)
 from pooling.strategies.simulate import Simulation, candidate_sizes, per_topic_budgets, simulate
 
 __all__ = [
@@ -29,6 +37,7 @@ __all__ = [
     "FUSIONS",
     "STATIC",
     "STRATEGIES",
+    "UNGRADED",
     "Hedge",
     "JudgingQueue",
     "MaxMean",
@@ -43,6 +52,8 @@ __all__ = [
     "depth_pool",
     "fused_scores",
     "fusion_pool",
+    "machine_sample",
+    "machine_strata",
     "make_pool",
     "make_queue",
     "per_topic_budgets",

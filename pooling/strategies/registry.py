@@ -7,9 +7,9 @@ from typing import Any
 from pooling.strategies.adaptive import ADAPTIVE
 from pooling.strategies.fixed import FUSIONS, RunsLike, depth_pool, fusion_pool, take_pool
 from pooling.strategies.pool import PoolSelection
-from pooling.strategies.sampling import stratified_sample, uniform_sample
+from pooling.strategies.sampling import machine_sample, stratified_sample, uniform_sample
 
-STATIC = ("depth", "take", *FUSIONS, "uniform", "stratified")
+STATIC = ("depth", "take", *FUSIONS, "uniform", "stratified", "machine")
 STRATEGIES = (*STATIC, *ADAPTIVE)
 
 
@@ -30,6 +30,8 @@ def make_pool(strategy: str, runs: RunsLike, **params: Any) -> PoolSelection:
         return uniform_sample(runs, **params)
     if strategy == "stratified":
         return stratified_sample(runs, **params)
+    if strategy == "machine":  # params: machine=<the machine's grades as Qrels>, depth, rates...
+        return machine_sample(runs, **params)
     if strategy in ADAPTIVE:
         raise ValueError(f"'{strategy}' is adaptive: build a judging queue with make_queue")
     raise ValueError(f"unknown pooling strategy '{strategy}' (one of {', '.join(STRATEGIES)})")

@@ -1,4 +1,5 @@
-"""Sampled pools: uniform sampling of a depth-k pool (infAP) and stratified sampling by best rank (xinfAP).
+"""Sampled pools: uniform sampling of a depth-k pool (infAP), stratified sampling by best rank (xinfAP)
+and by a machine assessor's grade.
 
 Each stratum is a fixed-size simple random sample without replacement: n_s of its N_s
 documents, every one with inclusion probability n_s / N_s, so the probabilities of a stratum
@@ -20,6 +21,7 @@ from pooling.strategies.fixed import (
     take_in_order,
 )
 from pooling.strategies.pool import PoolSelection
+from trec.qrels import Qrels
 
 
 def _generator(seed: int | np.random.Generator) -> np.random.Generator:
@@ -80,6 +82,60 @@ def allocate(population: np.ndarray, weights: np.ndarray, budget: int) -> np.nda
     return n
 
 
+def _draw(
+    topic: np.ndarray,
+    stratum: np.ndarray,
+    n_topics: int,
+    n_strata: int,
+    *,
+    rates: Sequence[float] | None,
+    budget: int | None,
+    total_budget: int | None,
+    weights: Sequence[float] | None,
+    seed: int | np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which candidates a stratified design draws, and each one's inclusion probability.
+
+    The candidates (``topic``, ``stratum`` codes, in (topic, docno) order) fall into cells of
+    one topic and one stratum. Sample sizes come from per-stratum ``rates``
+    (:func:`sizes_from_rates`), or from a ``budget`` per topic or a ``total_budget`` over all
+    topics, allocated by :func:`allocate` with ``weights`` per stratum (default: uniform, i.e.
+    proportional allocation). Each cell is then a simple random sample without replacement of
+    its size: candidates get seeded random keys and each cell keeps its n smallest, so every
+    candidate of a cell has probability n/N and the draw does not depend on the runs' order.
+    """
+    if (rates is None) == (budget is None and total_budget is None):
+        raise ValueError("give sampling rates per stratum, or a budget (per topic or total), not both")
+    cell = topic * n_strata + stratum
+    population = np.bincount(cell, minlength=n_topics * n_strata).astype(np.int64)
+    if rates is not None:
+        rate = np.asarray(list(rates), dtype=np.float64)
+        if len(rate) != n_strata or (rate < 0).any() or (rate > 1).any():
+            raise ValueError(f"give {n_strata} rates between 0 and 1, one per stratum")
+        size = sizes_from_rates(population, np.tile(rate, n_topics))
+    else:
+        w = np.asarray(list(weights) if weights is not None else [1.0] * n_strata, dtype=np.float64)
+        if len(w) != n_strata:
+            raise ValueError(f"give {n_strata} weights, one per stratum")
+        cell_w = np.tile(w, n_topics)
+        size = np.zeros_like(population)
+        if budget is not None:
+            for t in range(n_topics):
+                cells = slice(t * n_strata, (t + 1) * n_strata)
+                size[cells] = allocate(population[cells], cell_w[cells], budget)
+        if total_budget is not None:
+            cap = size if budget is not None else population
+            size = allocate(cap, cell_w, total_budget)
+    rng = _generator(seed)
+    keys = rng.random(len(cell))
+    by_cell = np.lexsort([keys, cell])
+    sorted_cell = cell[by_cell]
+    pos_in_cell = np.arange(len(cell)) - np.searchsorted(sorted_cell, sorted_cell, side="left")
+    sampled = np.empty(len(cell), dtype=bool)
+    sampled[by_cell] = pos_in_cell < size[sorted_cell]
+    return sampled, size[cell] / np.maximum(population[cell], 1)
+
+
 def stratified_sample(
     runs: RunsLike,
     strata: Sequence[int] = (10, 30, 100),
@@ -105,41 +161,21 @@ def stratified_sample(
     if len(bounds) == 0 or (bounds < 1).any() or (np.diff(bounds) <= 0).any():
         raise ValueError("strata are increasing last ranks, e.g. 10,30,100")
     n_strata = len(bounds)
-    if (rates is None) == (budget is None and total_budget is None):
-        raise ValueError("give sampling rates per stratum, or a budget (per topic or total), not both")
     rk = as_rankings(runs, depth=int(bounds[-1]), include=include)
     ids, best, votes = rank_priority(rk)
     topic = rk.doc_topic[ids]
     stratum = np.searchsorted(bounds, best, side="left")
-    n_topics = len(rk.topics)
-    cell = topic * n_strata + stratum
-    population = np.bincount(cell, minlength=n_topics * n_strata).astype(np.int64)
-    if rates is not None:
-        rate = np.asarray(list(rates), dtype=np.float64)
-        if len(rate) != n_strata or (rate < 0).any() or (rate > 1).any():
-            raise ValueError(f"give {n_strata} rates between 0 and 1, one per stratum")
-        size = sizes_from_rates(population, np.tile(rate, n_topics))
-    else:
-        w = np.asarray(list(weights) if weights is not None else [1.0] * n_strata, dtype=np.float64)
-        if len(w) != n_strata:
-            raise ValueError(f"give {n_strata} weights, one per stratum")
-        cell_w = np.tile(w, n_topics)
-        size = np.zeros_like(population)
-        if budget is not None:
-            for t in range(n_topics):
-                cells = slice(t * n_strata, (t + 1) * n_strata)
-                size[cells] = allocate(population[cells], cell_w[cells], budget)
-        if total_budget is not None:
-            cap = size if budget is not None else population
-            size = allocate(cap, cell_w, total_budget)
-    rng = _generator(seed)
-    keys = rng.random(len(ids))
-    by_cell = np.lexsort([keys, cell])
-    sorted_cell = cell[by_cell]
-    pos_in_cell = np.arange(len(ids)) - np.searchsorted(sorted_cell, sorted_cell, side="left")
-    sampled = np.empty(len(ids), dtype=bool)
-    sampled[by_cell] = pos_in_cell < size[sorted_cell]
-    iprob = size[cell] / np.maximum(population[cell], 1)
+    sampled, iprob = _draw(
+        topic,
+        stratum,
+        len(rk.topics),
+        n_strata,
+        rates=rates,
+        budget=budget,
+        total_budget=total_budget,
+        weights=weights,
+        seed=seed,
+    )
     # judging order: the sample first (best rank, votes, docno), then the unsampled rest
     kept = take_in_order(topic, (~sampled).astype(np.int64), [best, -votes, ids])
     labels = np.array([str(s + 1).encode() for s in range(n_strata)], dtype="S")
@@ -182,4 +218,113 @@ def uniform_sample(
         include=include,
         seed=seed,
         strategy="uniform",
+    )
+
+
+UNGRADED = "ungraded"  # the stratum of candidates the machine did not grade (or could not judge)
+
+
+def machine_strata(grades: Collection[int]) -> list[str]:
+    """Stratum labels of a machine-stratified pool: one per grade, highest first, then the ungraded."""
+    return [f"g{g}" for g in sorted(set(grades), reverse=True)] + [UNGRADED]
+
+
+def machine_grades_of(
+    machine: Qrels, topics: Sequence[str], topic: np.ndarray, docnos: np.ndarray
+) -> np.ndarray:
+    """The machine's grade of each candidate (-1 where it has none), candidates in (topic, docno) order."""
+    out = np.full(len(docnos), -1, dtype=np.int64)
+    index = machine.topic_index()
+    starts = np.searchsorted(topic, np.arange(len(topics) + 1))
+    for i, name in enumerate(topics):
+        a, b = int(starts[i]), int(starts[i + 1])
+        if a < b and name in index:
+            out[a:b] = machine.lookup(index[name], docnos[a:b], -1)
+    return out
+
+
+def machine_sample(
+    runs: RunsLike,
+    machine: Qrels,
+    depth: int = 100,
+    *,
+    grades: Collection[int] | None = None,
+    rates: Sequence[float] | None = None,
+    budget: int | None = None,
+    total_budget: int | None = None,
+    weights: Sequence[float] | None = None,
+    include: Collection[str] | None = None,
+    seed: int | np.random.Generator = 0,
+) -> PoolSelection:
+    """Stratify the depth-``depth`` pool by a machine assessor's grade and sample each stratum.
+
+    The machine (an LLM judge, say) grades the candidates first; humans then judge a sample
+    drawn by the design of :func:`stratified_sample`, with the machine's grade as the stratum
+    instead of the best rank: strata ``g<grade>`` for each grade of the scale (``grades``;
+    default the grades found in ``machine``), highest first, and ``ungraded`` for candidates
+    it has no grade for. ``rates`` (one per stratum in that order) or a ``budget`` with
+    ``weights`` decide how much of each stratum humans judge: typically all of what the
+    machine calls relevant and a tenth of the rest. Every candidate keeps its stratum and its
+    inclusion probability n_s/N_s, so xinfAP/xinfNDCG (and the Horvitz-Thompson estimate of
+    the relevant count) over the humans' judgments stay unbiased however wrong the machine is:
+    the machine decides where the judging effort goes, never what counts as relevant.
+
+    Judging order: the sample first, by the machine's grade (highest first, ungraded last),
+    then best rank, votes and docno; then the unsampled rest.
+    """
+    if depth < 1:
+        raise ValueError("a machine-stratified pool needs a depth of 1 or more")
+    rk = as_rankings(runs, depth=depth, include=include)
+    ids, best, votes = rank_priority(rk)
+    topic = rk.doc_topic[ids]
+    graded = machine_grades_of(machine, rk.topics, topic, rk.docnos[ids])
+    levels = sorted(set(grades) if grades is not None else {g for g in machine.rels.tolist() if g >= 0})
+    if any(g < 0 for g in levels):
+        raise ValueError("the scale's grades are 0 or more")
+    off_scale = np.flatnonzero((graded >= 0) & ~np.isin(graded, levels))
+    if off_scale.size:
+        i = int(off_scale[0])
+        raise ValueError(
+            f"the machine graded document {rk.docnos[ids[i]].decode()} of topic {rk.topics[topic[i]]} "
+            f"{int(graded[i])}, which is not a grade of the scale ({', '.join(map(str, levels))})"
+        )
+    labels = machine_strata(levels)
+    n_strata = len(labels)
+    # stratum code: the grade's place from the top, the ungraded last
+    desc = np.array(sorted(levels, reverse=True), dtype=np.int64)
+    stratum = np.full(len(ids), n_strata - 1, dtype=np.int64)
+    has = graded >= 0
+    stratum[has] = np.searchsorted(-desc, -graded[has])
+    try:
+        sampled, iprob = _draw(
+            topic,
+            stratum,
+            len(rk.topics),
+            n_strata,
+            rates=rates,
+            budget=budget,
+            total_budget=total_budget,
+            weights=weights,
+            seed=seed,
+        )
+    except ValueError as exc:
+        raise ValueError(f"{exc} (strata: {', '.join(labels)})") from exc
+    kept = take_in_order(topic, (~sampled).astype(np.int64), [stratum, best, -votes, ids])
+    params = {
+        "depth": depth,
+        "strata": labels,
+        "rates": None if rates is None else [float(r) for r in rates],
+        "budget": budget,
+        "total_budget": total_budget,
+        "weights": None if weights is None else [float(x) for x in weights],
+        "seed": seed if isinstance(seed, int) else None,
+    }
+    return pool_from_candidates(
+        "machine",
+        rk,
+        ids[kept],
+        params,
+        sampled=sampled[kept],
+        strata=np.array([x.encode() for x in labels], dtype="S")[stratum[kept]],
+        iprobs=iprob[kept],
     )

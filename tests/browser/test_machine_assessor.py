@@ -99,3 +99,22 @@ def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
         expect(page.locator("#calibration-llm-judge .calibration-matrix")).to_be_visible()
         page.locator("#calibration").screenshot(path=str(SHOTS / "machine-3-calibration.png"))
         assert SECRET not in page.content()
+
+        # then where the humans' judging goes: a pool sampled by the machine's grades
+        page.get_by_role("link", name=campaign.name, exact=True).first.click()
+        page.get_by_role("link", name="Manage people").click()
+        page.locator("#machine-llm-judge").get_by_role("link", name="Open").click()
+        expect(page.locator("#machine-strata")).to_contain_text("not graded by it")
+        page.fill("#p-name", "llm sample")
+        page.fill("#p-depth", "10")
+        page.fill("#rate-g0", "0.5")
+        page.locator("#machine-pool").screenshot(path=str(SHOTS / "machine-4-sample-form.png"))
+        page.get_by_role("button", name="Build the sample pool").click()
+        expect(page.locator("#job-result")).to_contain_text("Draft pool llm sample", timeout=30_000)
+        page.locator("#pool-link").click()
+        expect(page.locator("h1")).to_contain_text("llm sample")
+        expect(page.locator("body")).to_contain_text("machine")
+        page.screenshot(path=str(SHOTS / "machine-5-sample-pool.png"), full_page=True)
+        built = Pool.objects.get(campaign=campaign, name="llm sample")
+        strata = set(built.documents.values_list("stratum", flat=True))
+        assert "ungraded" in strata and strata & {"g0", "g1", "g2"}

@@ -346,3 +346,27 @@ def test_a_docno_twice_in_a_topic_is_refused_before_anything_is_written(
     problems = "\n".join(line for r in refused.value.reports for line in r.render())
     assert "dup.run:5: error: docno 'd1' is listed again" in problems
     assert snapshot() == before
+
+
+def test_a_block_is_read_in_place_and_any_other_archive_through_numpy() -> None:
+    """Blocks written by ``arrays_blob`` are viewed where they lie in the decompressed buffer; a
+    compressed or foreign .npz falls back to ``np.load`` with the same arrays."""
+    import io
+
+    import numpy as np
+
+    from campaigns.stored_runs import _npz_views, arrays_blob, lines_from_block
+
+    topic_ids, counts = np.array([3, 7]), np.array([2, 1])
+    docnos, scores = np.array([b"d-1", b"d-22", b"x"]), np.array([0.1 + 0.2, -1e-300, 5.0])
+    lines = lines_from_block(arrays_blob(topic_ids, counts, docnos, scores))
+    for got, want in ((lines.topic_ids, topic_ids), (lines.counts, counts), (lines.docnos, docnos)):
+        assert got.tolist() == want.tolist()
+    assert lines.scores.tobytes() == scores.tobytes()  # bit for bit
+    top = lines_from_block(arrays_blob(topic_ids, counts, docnos, scores), depth=1)
+    assert top.docnos.tolist() == [b"d-1", b"x"] and top.counts.tolist() == [1, 1]
+    packed = io.BytesIO()
+    np.savez_compressed(packed, topic_ids=topic_ids, counts=counts, docnos=docnos, scores=scores)
+    assert _npz_views(packed.getvalue()) is None  # deflated members: not viewable in place
+    other = lines_from_block(packed.getvalue())
+    assert other.docnos.tolist() == docnos.tolist() and other.scores.tobytes() == scores.tobytes()

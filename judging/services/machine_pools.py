@@ -1,0 +1,142 @@
+"""Pools sampled by a machine assessor's grades: where the humans' judging effort goes.
+
+The machine grades a pool's candidates first (its judging job); then an organizer builds a pool
+stratified by those grades (:func:`pooling.strategies.machine_sample`): one stratum per grade of
+the campaign's scale plus the candidates it did not grade, each sampled at its own rate, every
+candidate keeping its stratum and inclusion probability. Humans judge the sample in the
+machine's order (highest grade first), and the xinfAP/xinfNDCG estimates over their judgments
+stay unbiased however wrong the machine is. The pool is built by pooling's own
+:func:`~pooling.services.pool_build` as a draft, committed and assigned like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from django.contrib.auth.models import User
+from django.db.models import Count
+
+from jobs.models import Job
+from jobs.registry import register
+from jobs.services import job_enqueue
+from judging.errors import JudgingRefused
+from judging.models import Judgment, MachineJudge
+from judging.services.scale import scale_values
+from pooling.models import Pool
+from pooling.services import pool_build
+from pooling.spec import DEFAULT_DEPTH, PoolSpec
+from pooling.strategies import UNGRADED, machine_strata
+from trec.progress import ProgressCallback
+from trec.qrels import Qrels, qrels_from_arrays
+
+MACHINE_POOL_JOB = "machine_pool"
+
+
+def machine_grades(*, judge: MachineJudge) -> Qrels:
+    """Every grade the machine gave (its "can't judge" answers are no grade), as qrels."""
+    rows = list(
+        Judgment.objects.filter(
+            campaign=judge.campaign, assessor=judge.user, grade__isnull=False
+        ).values_list("topic__number", "docno", "grade")
+    )
+    return qrels_from_arrays(
+        np.array([r[0].encode() for r in rows], dtype="S"),
+        np.array([r[1].encode() for r in rows], dtype="S"),
+        np.array([r[2] for r in rows], dtype=np.int64),
+    )
+
+
+def machine_pool_strata(*, judge: MachineJudge) -> list[dict[str, Any]]:
+    """The strata a pool sampled by this machine would have, with how many documents it graded in each
+    and the rate suggested for them: every document it calls relevant, a tenth of the rest."""
+    grades = sorted(scale_values(campaign_id=judge.campaign_id))
+    graded = Judgment.objects.filter(campaign=judge.campaign, assessor=judge.user, grade__isnull=False)
+    counts = {r["grade"]: r["n"] for r in graded.values("grade").annotate(n=Count("pk"))}
+    out = []
+    for label in machine_strata(grades):
+        grade = None if label == UNGRADED else int(label[1:])
+        out.append(
+            {
+                "label": label,
+                "grade": grade,
+                "graded": None if grade is None else counts.get(grade, 0),
+                "rate": 0.1 if grade == min(grades) else 1.0,
+            }
+        )
+    return out
+
+
+def machine_pool_enqueue(
+    *,
+    judge: MachineJudge,
+    user: User,
+    name: str,
+    depth: int | None = None,
+    rates: Sequence[float] | None = None,
+    budget: int | None = None,
+    total_budget: int | None = None,
+    weights: Sequence[float] | None = None,
+    seed: int = 0,
+) -> Job:
+    """A job building the draft pool ``name``: the depth-``depth`` pool of the campaign's runs,
+    stratified by ``judge``'s grades, each stratum sampled at its ``rate`` (or a ``budget``
+    allocated by ``weights``); strata in :func:`machine_pool_strata`'s order."""
+    campaign = judge.campaign
+    name = name.strip()
+    if not name:
+        raise JudgingRefused("the pool needs a name")
+    if Pool.objects.filter(campaign=campaign, name=name).exists():
+        raise JudgingRefused(f"campaign '{campaign.slug}' already has a pool named '{name}'")
+    if not Judgment.objects.filter(campaign=campaign, assessor=judge.user, grade__isnull=False).exists():
+        raise JudgingRefused(
+            f"{judge.user.username} has graded nothing yet: assign it a pool and let it judge first"
+        )
+    strata = [s["label"] for s in machine_pool_strata(judge=judge)]
+    for what, values in (("rates", rates), ("weights", weights)):
+        if values is not None and len(values) != len(strata):
+            raise JudgingRefused(f"give {len(strata)} {what}, one per stratum: {', '.join(strata)}")
+    if (rates is None) == (budget is None and total_budget is None):
+        raise JudgingRefused("give a sampling rate per stratum, or a budget (per topic or total), not both")
+    if rates is not None and any(not 0 <= r <= 1 for r in rates):
+        raise JudgingRefused("sampling rates are between 0 and 1")
+    try:
+        spec = PoolSpec(
+            "machine",
+            depth=depth if depth is not None else DEFAULT_DEPTH,
+            rates=None if rates is None else tuple(float(r) for r in rates),
+            budget=budget,
+            total_budget=total_budget,
+            weights=None if weights is None else tuple(float(w) for w in weights),
+            seed=seed,
+            machine=judge.user.username,
+            grades=tuple(sorted(scale_values(campaign_id=campaign.pk))),
+        )
+    except ValueError as exc:
+        raise JudgingRefused(str(exc)) from exc
+    return job_enqueue(
+        kind=MACHINE_POOL_JOB,
+        title=f"build pool '{name}' (sampled by {judge.user.username}'s grades) of {campaign.slug}",
+        campaign=campaign,
+        user=user,
+        params={"judge": judge.pk, "name": name, "spec": spec.as_dict()},
+    )
+
+
+@register(MACHINE_POOL_JOB, result_template="pooling/results/pool_build.html")
+def machine_pool_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
+    judge = MachineJudge.objects.select_related("user", "campaign").filter(pk=job.params.get("judge")).first()
+    if judge is None:
+        raise JudgingRefused("the machine assessor was deleted")
+    spec = PoolSpec.from_dict(job.params["spec"])
+    progress("reading the machine's grades", 0, 1)
+    pool = pool_build(
+        campaign=judge.campaign,
+        name=job.params["name"],
+        spec=spec,
+        user=job.created_by,
+        progress=progress,
+        machine_grades=machine_grades(judge=judge),
+    )
+    return {"pool": pool.pk, "name": pool.name, "documents": pool.document_count, "topics": len(pool.sizes)}
