@@ -152,8 +152,9 @@ def add_evaluate_arguments(parser: ArgumentParser) -> None:
         "--threads",
         type=int,
         default=None,
-        help="runs read and evaluated concurrently by N threads of this process (default: forked "
-        "worker processes, one more than cores)",
+        help="runs read and evaluated concurrently by N threads of this process (default: one thread "
+        "per core, or forked worker processes, one more than cores, where the compiled readers are "
+        "not built)",
     )
     add(
         "--progress",
@@ -305,8 +306,16 @@ def _qrels_results(
         names=names,
         workers=opts["threads"],
         zscores=zscores,
-        processes=opts["threads"] is None,
+        processes=opts["threads"] is None and not _kernels_enabled(),
     )
+
+
+def _kernels_enabled() -> bool:
+    """The compiled reader and join release the GIL for most of a run's time, so threads of this
+    process evaluate runs as fast as forked workers, without forking (docs/speed.md)."""
+    from trec import kernels
+
+    return kernels.enabled()
 
 
 def _prefs_results(

@@ -7,6 +7,7 @@ these tests hold them to the serial, exact-search results, bit for bit and in in
 
 from __future__ import annotations
 
+import io
 import pickle
 import subprocess
 import sys
@@ -214,3 +215,31 @@ def at_most_two_runs_per_worker_in_flight(tmp_path: Path) -> None:
             assert len(submitted) - max(consumed - 1, 0) <= 4
             consumed += 1
     assert consumed == 9 and len(submitted) == 8
+
+
+@pytest.mark.parametrize("kernels_on", [True, False])
+def test_the_command_uses_threads_where_the_kernels_release_the_gil(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernels_on: bool
+) -> None:
+    """With the compiled reader and join (which release the GIL), ``manage.py evaluate`` runs
+    threads of its own process, as fast as forked workers without forking; without them, workers."""
+    from trec import kernels
+
+    if kernels_on and not kernels.enabled():
+        pytest.skip("the compiled kernels are not built here")
+    monkeypatch.setenv("WORKBENCH_KERNELS", "1" if kernels_on else "0")
+    qrels, paths = make_workload(tmp_path, runs=4)
+    seen: list[bool] = []
+    real = ev.ordered_map
+
+    def spy(job, count, *, workers=None, processes=False):  # type: ignore[no-untyped-def]
+        seen.append(processes)
+        return real(job, count, workers=workers, processes=False)  # the test session may not fork
+
+    monkeypatch.setattr(ev, "ordered_map", spy)
+    from engine.cli import main
+
+    out = io.StringIO()
+    assert main(["-m", "map", str(qrels), *map(str, paths)], out, io.StringIO()) == 0
+    assert seen == [not kernels_on]
+    assert sum("\tall\t" in line for line in out.getvalue().splitlines()) == 4  # each run's mean
