@@ -174,6 +174,21 @@ def run_block(run_pk: int) -> bytes | None:
     return None if block is None else bytes(block)
 
 
+def block_write(run_pk: int, block: bytes) -> None:
+    """Store a run's block. On PostgreSQL the bytes go as a binary parameter: Django binds
+    parameters client-side, which writes a bytea into the statement as hex (twice its size,
+    parsed back by the server); psycopg's server-side binding sends it as it is."""
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        table = RunArrays._meta.db_table
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(f'INSERT INTO "{table}" ("run_id", "data") VALUES (%s, %b)', [run_pk, block])
+        return
+    RunArrays.objects.create(run_id=run_pk, data=block)
+
+
 def lines_from_block(block: bytes, depth: int | None = None) -> StoredLines:
     return _from_blob(block, depth)
 

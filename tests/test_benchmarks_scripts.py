@@ -141,6 +141,14 @@ def test_steps_are_run_with_summary_json_and_failures_become_notes(
     assert rows == [] and "failed (exit 1: no database)" in note
     rows, note = speed.run_step(speed.Step("gone", "gone.py", speed.on_default), opts, tmp_path, env)
     assert rows == [] and "gone.py is missing" in note
+    # a script that measured everything but missed a target exits 1 after writing its rows: kept
+    (bench / "missed.py").write_text(
+        "import argparse, json, sys\n"
+        "p = argparse.ArgumentParser(); p.add_argument('--summary-json'); a = p.parse_args()\n"
+        f"json.dump([dict({ROWS[0]!r}, met=False)], open(a.summary_json, 'w')); sys.exit(1)\n"
+    )
+    rows, note = speed.run_step(speed.Step("missed", "missed.py", speed.on_default), opts, tmp_path, env)
+    assert rows == [dict(ROWS[0], met=False, step="missed")] and "a target not met" in note
 
 
 def test_the_generator_writes_ranked_runs_a_pool_qrels_and_a_stratified_prel(tmp_path: Path) -> None:

@@ -23,10 +23,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from campaigns.errors import CampaignDataError, ImportRefused
-from campaigns.models import Campaign, Document, Group, Run, RunArrays, RunDocument, Topic
+from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
 from campaigns.selectors import campaign_taken_tags, documents_stored
 from campaigns.services.bulk import columns_of
-from campaigns.stored_runs import arrays_blob
+from campaigns.stored_runs import arrays_blob, block_write
 from campaigns.validation import (
     DOCNO_MAX_LENGTH,
     TOPIC_ID_CHECKS,
@@ -312,8 +312,7 @@ class _RunLines:
         write = _copy_rows if self.vendor == "postgresql" else _insert_rows
         write(self.table, self.columns, run.pk, lines)
         run_ids = np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64)
-        block = arrays_blob(run_ids, sizes, ranked.docnos, ranked.scores)
-        RunArrays.objects.create(run=run, data=block)
+        block_write(run.pk, arrays_blob(run_ids, sizes, ranked.docnos, ranked.scores))
 
     def finish(self) -> None:
         """Rebuild what was dropped (every line is in): the indexes check their constraints again."""
