@@ -223,7 +223,7 @@ def run_step(
         return [], f"{step.name}: no summary rows ({exc}); log {log}"
     # a script that measured everything but missed a target exits 1 after writing its rows:
     # they are the result (their "met" column says which target), not a failure to hide
-    missed = f"{step.name}: exit {done.returncode}, a target not met (rows below)"
+    missed = f"{step.name}: exit {done.returncode}, a target not met (its rows are in the table)"
     note = "" if done.returncode == 0 else missed
     return [dict(row, step=step.name) for row in rows], note
 
