@@ -160,35 +160,24 @@ class PoolSpec:
                 include=include,
                 seed=self.seed,
             )
+        sampling: dict[str, Any] = {
+            "rates": None if self.rates is None else list(self.rates),
+            "budget": sampled_budget,
+            "total_budget": total,
+            "weights": None if self.weights is None else list(self.weights),
+            "include": include,
+            "seed": self.seed,
+        }
         if name == "stratified":
-            return stratified_sample(
-                runs,
-                list(self.strata),
-                rates=None if self.rates is None else list(self.rates),
-                budget=sampled_budget,
-                total_budget=total,
-                weights=None if self.weights is None else list(self.weights),
-                include=include,
-                seed=self.seed,
-            )
+            return stratified_sample(runs, list(self.strata), **sampling)
         if name == "machine":
             if machine_grades is None:
                 raise ValueError(
                     "the machine strategy samples by a machine assessor's grades: build it from the "
                     "machine assessor's page (People), or give build_pool --machine-qrels"
                 )
-            return machine_sample(
-                runs,
-                machine_grades,
-                self.pool_depth,
-                grades=None if self.grades is None else list(self.grades),
-                rates=None if self.rates is None else list(self.rates),
-                budget=sampled_budget,
-                total_budget=total,
-                weights=None if self.weights is None else list(self.weights),
-                include=include,
-                seed=self.seed,
-            )
+            grades = None if self.grades is None else list(self.grades)
+            return machine_sample(runs, machine_grades, self.pool_depth, grades=grades, **sampling)
         raise ValueError(f"'{name}' is adaptive: it is a judging queue, not a static pool")
 
     def queue(self, runs: RunsLike, include: Collection[str] | None = None) -> JudgingQueue:

@@ -10,6 +10,8 @@ their stratum, because a sample_eval prel lists the whole stratum (Yilmaz, Kanou
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from pooling.strategies.fixed import (
     take_in_order,
 )
 from pooling.strategies.pool import PoolSelection
+from pooling.strategies.rankings import Rankings
 from trec.qrels import Qrels
 
 
@@ -82,17 +85,29 @@ def allocate(population: np.ndarray, weights: np.ndarray, budget: int) -> np.nda
     return n
 
 
+@dataclass(frozen=True)
+class _Design:
+    """How much of each stratum to draw: per-stratum ``rates``, or a ``budget`` per topic or a
+    ``total_budget`` allocated by ``weights``; and the ``seed`` of the draw."""
+
+    rates: Sequence[float] | None
+    budget: int | None
+    total_budget: int | None
+    weights: Sequence[float] | None
+    seed: int | np.random.Generator
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "rates": None if self.rates is None else [float(r) for r in self.rates],
+            "budget": self.budget,
+            "total_budget": self.total_budget,
+            "weights": None if self.weights is None else [float(x) for x in self.weights],
+            "seed": self.seed if isinstance(self.seed, int) else None,
+        }
+
+
 def _draw(
-    topic: np.ndarray,
-    stratum: np.ndarray,
-    n_topics: int,
-    n_strata: int,
-    *,
-    rates: Sequence[float] | None,
-    budget: int | None,
-    total_budget: int | None,
-    weights: Sequence[float] | None,
-    seed: int | np.random.Generator,
+    topic: np.ndarray, stratum: np.ndarray, n_topics: int, n_strata: int, design: _Design
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which candidates a stratified design draws, and each one's inclusion probability.
 
@@ -104,6 +119,7 @@ def _draw(
     its size: candidates get seeded random keys and each cell keeps its n smallest, so every
     candidate of a cell has probability n/N and the draw does not depend on the runs' order.
     """
+    rates, budget, total_budget, weights = design.rates, design.budget, design.total_budget, design.weights
     if (rates is None) == (budget is None and total_budget is None):
         raise ValueError("give sampling rates per stratum, or a budget (per topic or total), not both")
     cell = topic * n_strata + stratum
@@ -126,7 +142,7 @@ def _draw(
         if total_budget is not None:
             cap = size if budget is not None else population
             size = allocate(cap, cell_w, total_budget)
-    rng = _generator(seed)
+    rng = _generator(design.seed)
     keys = rng.random(len(cell))
     by_cell = np.lexsort([keys, cell])
     sorted_cell = cell[by_cell]
@@ -163,38 +179,17 @@ def stratified_sample(
     n_strata = len(bounds)
     rk = as_rankings(runs, depth=int(bounds[-1]), include=include)
     ids, best, votes = rank_priority(rk)
-    topic = rk.doc_topic[ids]
     stratum = np.searchsorted(bounds, best, side="left")
-    sampled, iprob = _draw(
-        topic,
-        stratum,
-        len(rk.topics),
-        n_strata,
-        rates=rates,
-        budget=budget,
-        total_budget=total_budget,
-        weights=weights,
-        seed=seed,
-    )
     # judging order: the sample first (best rank, votes, docno), then the unsampled rest
-    kept = take_in_order(topic, (~sampled).astype(np.int64), [best, -votes, ids])
-    labels = np.array([str(s + 1).encode() for s in range(n_strata)], dtype="S")
-    params = {
-        "strata": bounds.tolist(),
-        "rates": None if rates is None else [float(r) for r in rates],
-        "budget": budget,
-        "total_budget": total_budget,
-        "weights": None if weights is None else [float(x) for x in weights],
-        "seed": seed if isinstance(seed, int) else None,
-    }
-    return pool_from_candidates(
+    return _sampled_pool(
         strategy,
         rk,
-        ids[kept],
-        params,
-        sampled=sampled[kept],
-        strata=labels[stratum[kept]],
-        iprobs=iprob[kept],
+        (ids, best, votes),
+        stratum,
+        [str(s + 1) for s in range(n_strata)],
+        {"strata": bounds.tolist()},
+        _Design(rates, budget, total_budget, weights, seed),
+        by_stratum=False,
     )
 
 
@@ -295,35 +290,45 @@ def machine_sample(
     stratum = np.full(len(ids), n_strata - 1, dtype=np.int64)
     has = graded >= 0
     stratum[has] = np.searchsorted(-desc, -graded[has])
-    try:
-        sampled, iprob = _draw(
-            topic,
-            stratum,
-            len(rk.topics),
-            n_strata,
-            rates=rates,
-            budget=budget,
-            total_budget=total_budget,
-            weights=weights,
-            seed=seed,
-        )
-    except ValueError as exc:
-        raise ValueError(f"{exc} (strata: {', '.join(labels)})") from exc
-    kept = take_in_order(topic, (~sampled).astype(np.int64), [stratum, best, -votes, ids])
-    params = {
-        "depth": depth,
-        "strata": labels,
-        "rates": None if rates is None else [float(r) for r in rates],
-        "budget": budget,
-        "total_budget": total_budget,
-        "weights": None if weights is None else [float(x) for x in weights],
-        "seed": seed if isinstance(seed, int) else None,
-    }
-    return pool_from_candidates(
+    return _sampled_pool(
         "machine",
         rk,
+        (ids, best, votes),
+        stratum,
+        labels,
+        {"depth": depth, "strata": labels},
+        _Design(rates, budget, total_budget, weights, seed),
+        by_stratum=True,
+    )
+
+
+def _sampled_pool(
+    strategy: str,
+    rk: Rankings,
+    candidates: tuple[np.ndarray, np.ndarray, np.ndarray],
+    stratum: np.ndarray,
+    labels: list[str],
+    params: dict[str, Any],
+    design: _Design,
+    *,
+    by_stratum: bool,
+) -> PoolSelection:
+    """The pool of a stratified design: ``candidates`` (ids, best ranks, votes) in strata
+    ``stratum`` (codes into ``labels``), drawn by :func:`_draw`. Judging order: the sample
+    first (by stratum when ``by_stratum``, then best rank, votes, docno), then the rest."""
+    ids, best, votes = candidates
+    topic = rk.doc_topic[ids]
+    try:
+        sampled, iprob = _draw(topic, stratum, len(rk.topics), len(labels), design)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (strata: {', '.join(labels)})") from exc
+    order = [stratum, best, -votes, ids] if by_stratum else [best, -votes, ids]
+    kept = take_in_order(topic, (~sampled).astype(np.int64), order)
+    return pool_from_candidates(
+        strategy,
+        rk,
         ids[kept],
-        params,
+        params | design.params(),
         sampled=sampled[kept],
         strata=np.array([x.encode() for x in labels], dtype="S")[stratum[kept]],
         iprobs=iprob[kept],
