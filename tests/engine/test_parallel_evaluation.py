@@ -12,6 +12,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -232,7 +233,7 @@ def test_the_command_uses_threads_where_the_kernels_release_the_gil(
     seen: list[bool] = []
     real = ev.ordered_map
 
-    def spy(job, count, *, workers=None, processes=False):  # type: ignore[no-untyped-def]
+    def spy(job: Any, count: int, *, workers: int | None = None, processes: bool = False) -> Any:
         seen.append(processes)
         return real(job, count, workers=workers, processes=False)  # the test session may not fork
 
