@@ -11,7 +11,10 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import connection
@@ -152,6 +155,21 @@ def _from_blob(data: bytes | memoryview, depth: int | None) -> StoredLines:
     return StoredLines(topic_ids, counts, docnos, scores)
 
 
+_BLOCKS = RunArrays._meta.db_table
+
+
+@contextmanager
+def _server_bound_cursor() -> Iterator[Any]:
+    """A psycopg cursor on Django's PostgreSQL connection (same transaction) that binds parameters
+    on the server: Django's own cursors bind them client-side, which sends a bytea as hex in the
+    statement and cannot ask for binary results."""
+    import psycopg
+
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        yield cursor
+
+
 def run_block(run_pk: int) -> bytes | None:
     """The run's stored array block (None for a run imported before blocks existed): read on the
     thread that holds the database connection, decoded by :func:`lines_from_block` on any.
@@ -161,13 +179,8 @@ def run_block(run_pk: int) -> bytes | None:
     against 1.3 ms on SQLite; binary: see docs/speed.md).
     """
     if connection.vendor == "postgresql":
-        import psycopg
-
-        table = RunArrays._meta.db_table
-        connection.ensure_connection()
-        # Django's cursors bind parameters client-side, which cannot ask for binary results
-        with psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(f'SELECT "data" FROM "{table}" WHERE "run_id" = %s', [run_pk], binary=True)
+        with _server_bound_cursor() as cursor:
+            cursor.execute(f'SELECT "data" FROM "{_BLOCKS}" WHERE "run_id" = %s', [run_pk], binary=True)
             row = cursor.fetchone()
         return None if row is None else bytes(row[0])
     block = RunArrays.objects.filter(run_id=run_pk).values_list("data", flat=True).first()
@@ -179,12 +192,8 @@ def block_write(run_pk: int, block: bytes) -> None:
     parameters client-side, which writes a bytea into the statement as hex (twice its size,
     parsed back by the server); psycopg's server-side binding sends it as it is."""
     if connection.vendor == "postgresql":
-        import psycopg
-
-        table = RunArrays._meta.db_table
-        connection.ensure_connection()
-        with psycopg.Cursor(connection.connection) as cursor:
-            cursor.execute(f'INSERT INTO "{table}" ("run_id", "data") VALUES (%s, %b)', [run_pk, block])
+        with _server_bound_cursor() as cursor:
+            cursor.execute(f'INSERT INTO "{_BLOCKS}" ("run_id", "data") VALUES (%s, %b)', [run_pk, block])
         return
     RunArrays.objects.create(run_id=run_pk, data=block)
 
@@ -206,7 +215,7 @@ def run_lines(run_pk: int, *, depth: int | None = None) -> StoredLines:
     Lines come in stored order within a topic; callers that need the canonical order sort
     (``trec.runs.run_from_arrays`` does).
     """
-    block = RunArrays.objects.filter(run_id=run_pk).values_list("data", flat=True).first()
+    block = run_block(run_pk)
     if block is not None:
         return _from_blob(block, depth)
     vendor = connection.vendor
