@@ -43,7 +43,7 @@ from judging.services.machine import (
     machine_judging_stop,
     running_job,
 )
-from judging.services.machine_pools import machine_pool_enqueue, machine_pool_strata
+from judging.services.machine_pools import machine_pool_enqueue, machine_pool_labels, machine_pool_strata
 from pooling.inputs import NumberListField
 
 
@@ -268,7 +268,7 @@ def machine_pool_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
     judge = _judge(campaign, pk)
     data = request.POST.copy()
     data["rates"] = ",".join(
-        request.POST.get(f"rate_{s['label']}", "") for s in machine_pool_strata(judge=judge)
+        request.POST.get(f"rate_{label}", "") for label in machine_pool_labels(judge=judge)
     )
     with refusals_as_messages(request):
         fields = validated(MachinePoolInput(data=data))

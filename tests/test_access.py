@@ -57,6 +57,14 @@ def job_arg(ctx: dict[str, Any]) -> list[Any]:
     return [ctx["job"].id]
 
 
+# a machine assessor's routes, the same on the pages and in the API (machine 0 does not exist)
+MACHINE_ROUTES = (
+    ("machine", "get"),
+    ("machine_start", "post"),
+    ("machine_stop", "post"),
+    ("machine_calibration", "post"),
+    ("machine_pool", "post"),
+)
 CAMPAIGN_PAGES = [
     Endpoint("campaigns:campaign", "get", slug),
     Endpoint("campaigns:import", "get", slug),
@@ -80,16 +88,7 @@ CAMPAIGN_PAGES = [
     Endpoint("judging:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
     # machine assessors: a bad form goes back to the People page; machine 0 does not exist
     Endpoint("judging:machine_create", "post", slug, {}, organizer_status=302),
-    *(
-        Endpoint(f"judging:{n}", m, lambda c: [*slug(c), 0], organizer_status=404)
-        for n, m in (
-            ("machine", "get"),
-            ("machine_start", "post"),
-            ("machine_stop", "post"),
-            ("machine_calibration", "post"),
-            ("machine_pool", "post"),
-        )
-    ),
+    *(Endpoint(f"judging:{n}", m, lambda c: [*slug(c), 0], organizer_status=404) for n, m in MACHINE_ROUTES),
 ]
 CAMPAIGN_APIS = [
     Endpoint("api:campaign", "get", slug),
@@ -121,13 +120,7 @@ CAMPAIGN_APIS = [
     Endpoint("judging_api:machines", "post", slug, {}, organizer_status=400),
     *(
         Endpoint(f"judging_api:{n}", m, lambda c: [*slug(c), 0], organizer_status=404)
-        for n, m in (
-            ("machine", "get"),
-            ("machine_start", "post"),
-            ("machine_stop", "post"),
-            ("machine_calibration", "post"),
-            ("machine_pool", "post"),
-        )
+        for n, m in MACHINE_ROUTES
     ),
 ]
 JOB_ENDPOINTS = [

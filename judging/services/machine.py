@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 
 from campaigns.access import Role, has_role
 from campaigns.errors import CampaignNotFound
@@ -325,6 +326,13 @@ def machine_judging_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ calibration sample
 
 
+def graded_judgments(*, judge: MachineJudge) -> QuerySet[Judgment]:
+    """The machine's judgments that carry a grade (its "can't judge" answers carry none)."""
+    return Judgment.objects.filter(
+        campaign_id=judge.campaign_id, assessor_id=judge.user_id, grade__isnull=False
+    )
+
+
 def calibration_sample_create(
     *, judge: MachineJudge, assessors: Sequence[User], size: int, seed: int = 0
 ) -> list[Assignment]:
@@ -343,10 +351,7 @@ def calibration_sample_create(
         if not has_role(u, campaign, Role.ASSESSOR) or MachineJudge.objects.filter(user=u).exists():
             raise JudgingRefused(f"'{u.username}' is not a human assessor of this campaign")
     graded = sorted(
-        Judgment.objects.filter(campaign=campaign, assessor=judge.user, grade__isnull=False).values_list(
-            "topic_id", "docno"
-        ),
-        key=lambda r: (r[0], r[1].encode()),
+        graded_judgments(judge=judge).values_list("topic_id", "docno"), key=lambda r: (r[0], r[1].encode())
     )
     if size < 1:
         raise JudgingRefused("a calibration sample needs at least one document")

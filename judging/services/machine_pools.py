@@ -22,7 +22,8 @@ from jobs.models import Job
 from jobs.registry import register
 from jobs.services import job_enqueue
 from judging.errors import JudgingRefused
-from judging.models import Judgment, MachineJudge
+from judging.models import MachineJudge
+from judging.services.machine import graded_judgments
 from judging.services.scale import scale_values
 from pooling.models import Pool
 from pooling.services import pool_build
@@ -36,11 +37,7 @@ MACHINE_POOL_JOB = "machine_pool"
 
 def machine_grades(*, judge: MachineJudge) -> Qrels:
     """Every grade the machine gave (its "can't judge" answers are no grade), as qrels."""
-    rows = list(
-        Judgment.objects.filter(
-            campaign=judge.campaign, assessor=judge.user, grade__isnull=False
-        ).values_list("topic__number", "docno", "grade")
-    )
+    rows = list(graded_judgments(judge=judge).values_list("topic__number", "docno", "grade"))
     return qrels_from_arrays(
         np.array([r[0].encode() for r in rows], dtype="S"),
         np.array([r[1].encode() for r in rows], dtype="S"),
@@ -48,12 +45,22 @@ def machine_grades(*, judge: MachineJudge) -> Qrels:
     )
 
 
+def _scale(judge: MachineJudge) -> list[int]:
+    return sorted(scale_values(campaign_id=judge.campaign_id))
+
+
+def machine_pool_labels(*, judge: MachineJudge) -> list[str]:
+    """The strata of a pool sampled by this machine, in the order rates and weights are given."""
+    return machine_strata(_scale(judge))
+
+
 def machine_pool_strata(*, judge: MachineJudge) -> list[dict[str, Any]]:
     """The strata a pool sampled by this machine would have, with how many documents it graded in each
     and the rate suggested for them: every document it calls relevant, a tenth of the rest."""
-    grades = sorted(scale_values(campaign_id=judge.campaign_id))
-    graded = Judgment.objects.filter(campaign=judge.campaign, assessor=judge.user, grade__isnull=False)
-    counts = {r["grade"]: r["n"] for r in graded.values("grade").annotate(n=Count("pk"))}
+    grades = _scale(judge)
+    counts = {
+        r["grade"]: r["n"] for r in graded_judgments(judge=judge).values("grade").annotate(n=Count("pk"))
+    }
     out = []
     for label in machine_strata(grades):
         grade = None if label == UNGRADED else int(label[1:])
@@ -82,18 +89,19 @@ def machine_pool_enqueue(
 ) -> Job:
     """A job building the draft pool ``name``: the depth-``depth`` pool of the campaign's runs,
     stratified by ``judge``'s grades, each stratum sampled at its ``rate`` (or a ``budget``
-    allocated by ``weights``); strata in :func:`machine_pool_strata`'s order."""
+    allocated by ``weights``); strata in :func:`machine_pool_labels`' order."""
     campaign = judge.campaign
     name = name.strip()
     if not name:
         raise JudgingRefused("the pool needs a name")
     if Pool.objects.filter(campaign=campaign, name=name).exists():
         raise JudgingRefused(f"campaign '{campaign.slug}' already has a pool named '{name}'")
-    if not Judgment.objects.filter(campaign=campaign, assessor=judge.user, grade__isnull=False).exists():
+    if not graded_judgments(judge=judge).exists():
         raise JudgingRefused(
             f"{judge.user.username} has graded nothing yet: assign it a pool and let it judge first"
         )
-    strata = [s["label"] for s in machine_pool_strata(judge=judge)]
+    grades = _scale(judge)
+    strata = machine_strata(grades)
     for what, values in (("rates", rates), ("weights", weights)):
         if values is not None and len(values) != len(strata):
             raise JudgingRefused(f"give {len(strata)} {what}, one per stratum: {', '.join(strata)}")
@@ -111,7 +119,7 @@ def machine_pool_enqueue(
             weights=None if weights is None else tuple(float(w) for w in weights),
             seed=seed,
             machine=judge.user.username,
-            grades=tuple(sorted(scale_values(campaign_id=campaign.pk))),
+            grades=tuple(grades),
         )
     except ValueError as exc:
         raise JudgingRefused(str(exc)) from exc
