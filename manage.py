@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Django's command-line utility for the relevance workbench."""
 
+import contextlib
 import os
 import sys
 
@@ -40,8 +41,13 @@ def main() -> None:
         module, function = PURE_COMMANDS[sys.argv[1]]
         run = getattr(import_module(module), function)
         sys.exit(run(sys.argv[2:], sys.stdout, sys.stderr, prog=f"manage.py {sys.argv[1]}"))
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
+    from workbench.startup import django_setup
+
+    with contextlib.suppress(ImproperlyConfigured):  # execute_from_command_line reports it, as Django does
+        django_setup()  # execute_from_command_line's own setup then finds it done
     execute_from_command_line(sys.argv)
 
 

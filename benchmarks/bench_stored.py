@@ -116,9 +116,9 @@ def setup(database: str, workdir: Path, runs: list[Path], server_url: str) -> di
 def _django() -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
-    import django
+    from workbench.startup import django_setup
 
-    django.setup()
+    django_setup()  # as manage.py does
 
 
 def store_qrels(path: str) -> None:

@@ -20,6 +20,7 @@ from campaigns.validation import RunReport, validate_run
 from jobs.models import Job
 from trec import Qrels, RankedRun, read_qrels
 from trec.io import PathLike
+from trec.qrels import read_qrels_bytes
 from trec.runs import run_from_arrays
 
 
@@ -229,12 +230,15 @@ def campaign_qrels_sets(*, campaign: Campaign) -> QuerySet[QrelsSet]:
 
 
 def qrels_set_load(*, qrels_set: QrelsSet) -> Qrels:
-    content = QrelsSet.objects.filter(pk=qrels_set.pk).values_list("content", flat=True).get()
-    # the format layer reads files (gzip transparently); a temporary file keeps one parser
+    content = bytes(QrelsSet.objects.filter(pk=qrels_set.pk).values_list("content", flat=True).get())
+    qrels = read_qrels_bytes(content, f"qrels set '{qrels_set.name}'")  # read where it lies
+    if qrels is not None:
+        return qrels
+    # not laid out plainly: the strict reader reads files (gzip transparently)
     fd, name = tempfile.mkstemp(suffix=".qrels.gz")
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(bytes(content))
+            out.write(content)
         return read_qrels(name)
     finally:
         os.unlink(name)

@@ -259,8 +259,7 @@ def parse_judgments(path: PathLike, kind: str) -> dict[str, np.ndarray] | None:
     otherwise pyarrow does, once :func:`preload` has been called, as for runs."""
     from trec import kernels
 
-    compiled = kernels.enabled()
-    if str(path) == "-" or (_OPTIONS is None and not compiled):
+    if str(path) == "-" or (_OPTIONS is None and not kernels.enabled()):
         return None
     blocks = iter_blocks(path, JUDGMENTS_MAX_BYTES)
     try:
@@ -269,10 +268,21 @@ def parse_judgments(path: PathLike, kind: str) -> dict[str, np.ndarray] | None:
             return None  # empty (the strict path says so), or larger: read in blocks there
     finally:
         blocks.close()  # type: ignore[attr-defined]
+    return parse_judgments_bytes(first[0], kind)
+
+
+def parse_judgments_bytes(raw: bytes, kind: str) -> dict[str, np.ndarray] | None:
+    """:func:`parse_judgments` of a whole file's bytes (uncompressed) held in memory."""
+    from trec import kernels
+
     names = _JUDGMENT_LAYOUTS[kind]
-    if compiled:  # the compiled reader (trec/kernels.py), which needs no pyarrow
-        return kernels.read_plain_judgments(first[0], names)
-    table = _plain_table(first[0], _judgment_options(kind), len(names))
+    if not raw or len(raw) > JUDGMENTS_MAX_BYTES:
+        return None
+    if kernels.enabled():  # the compiled reader (trec/kernels.py), which needs no pyarrow
+        return kernels.read_plain_judgments(raw, names)
+    if _OPTIONS is None:
+        return None
+    table = _plain_table(raw, _judgment_options(kind), len(names))
     if table is None:
         return None
     rel = table.column("rel").chunk(0)

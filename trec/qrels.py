@@ -12,6 +12,7 @@ docno gives exactly the arrays it gave before subtopics were kept.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -335,6 +336,22 @@ def read_qrels(path: PathLike) -> Qrels:
         path=str(path),
         lines=concat(parts["line"], np.int64),
         iters=concat(parts["iter"]),
+    )
+
+
+def read_qrels_bytes(data: bytes, name: str) -> Qrels | None:
+    """:func:`read_qrels` of a file's bytes held in memory (gzip transparently), ``name`` standing
+    for the file: a stored qrels read without writing it out. None when the file is not laid out
+    plainly (see :func:`trec.arrow_runs.parse_judgments`): :func:`read_qrels` of the file then
+    reads it, and words any error with its line."""
+    from trec.arrow_runs import parse_judgments_bytes
+
+    raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    fast = parse_judgments_bytes(raw, "qrels")
+    if fast is None:
+        return None
+    return qrels_from_arrays(
+        fast["qid"], fast["docno"], fast["rel"], path=name, lines=fast["line"], iters=fast["iter"]
     )
 
 

@@ -4,5 +4,8 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from workbench.startup import frozen_startup
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
-application = get_asgi_application()
+with frozen_startup():  # see workbench/startup.py
+    application = get_asgi_application()

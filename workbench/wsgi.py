@@ -4,5 +4,8 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from workbench.startup import frozen_startup
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
-application = get_wsgi_application()
+with frozen_startup():  # see workbench/startup.py
+    application = get_wsgi_application()

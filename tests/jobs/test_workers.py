@@ -111,7 +111,14 @@ def test_a_worker_process_runs_a_job_whose_progress_is_readable_meanwhile(
     assert job.worker.endswith(f":{worker.pid}")
     assert Run.objects.filter(campaign=big).count() == FILES
     assert not job_folder(job.id).exists()  # the uploads went with the job
-    assert DBTaskResult.objects.get(pk=job.task_id).status == TaskResultStatus.SUCCESSFUL
+    # the task's own record is closed by django-tasks-db once the job function has returned
+    # (after the job's row says done): wait for it rather than race it
+    wait_for(
+        "the task recorded as successful",
+        lambda: DBTaskResult.objects.get(pk=job.task_id).status == TaskResultStatus.SUCCESSFUL,
+        10,
+        worker,
+    )
 
 
 def test_work_of_a_killed_worker_fails_and_leaves_nothing_behind(

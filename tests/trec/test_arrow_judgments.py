@@ -8,6 +8,7 @@ Every test runs once with each fast path.
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 from unittest import mock
@@ -22,6 +23,7 @@ import trec.kernels
 from trec import FormatError, read_qrels
 from trec.arrow_runs import parse_judgments
 from trec.prels import read_prel
+from trec.qrels import read_qrels_bytes
 
 pytest.importorskip("pyarrow")
 trec.arrow_runs.preload()
@@ -94,6 +96,19 @@ def test_qrels_read_the_same_either_way(tmp_path: Path, rows: list[str], layout:
         same_qrels(fast, slow)
     if layout != "plain":
         assert parse_judgments(path, "qrels") is None
+    # the same bytes held in memory (a stored qrels set), plain and gzipped: the same judgments,
+    # or the same error, or None exactly where the file's fast path hands over too
+    for data in (text.encode(), gzip.compress(text.encode())):
+        try:
+            held = read_qrels_bytes(data, str(path))
+        except FormatError as exc:
+            assert (exc.path, exc.line, exc.message) == slow_error
+            continue
+        if held is None:
+            assert parse_judgments(path, "qrels") is None
+        else:
+            assert slow_error is None
+            same_qrels(held, slow)
 
 
 @SETTINGS
