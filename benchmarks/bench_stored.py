@@ -136,6 +136,10 @@ def evaluate_stored(out: str | None) -> None:
     The seconds after Django's start-up (what the job takes in a worker that is already running)
     are appended to the file named by ``WORKBENCH_BENCH_STORED_SECONDS``, when set."""
     _django()
+    from jobs.registry import kind
+    from metrics.evaluations import EVALUATE_JOB
+
+    kind(EVALUATE_JOB)  # the job's code, imported as a worker imports it for its first such job
     started = time.perf_counter()
     from campaigns.models import Campaign, QrelsSet
     from metrics.models import EvaluationRun

@@ -6,4 +6,6 @@ class CampaignsConfig(AppConfig):
     name = "campaigns"
 
     def ready(self) -> None:
-        from campaigns import jobs  # noqa: F401 - registers the import job kinds
+        from jobs.registry import register_module
+
+        register_module("campaigns.jobs", "topics_import", "runs_import", "qrels_import")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 from jobs.models import Job
@@ -38,6 +40,25 @@ class JobKind:
 
 
 _kinds: dict[str, JobKind] = {}
+# the module whose import registers each kind, declared by its app and imported when that kind is
+# first looked up: a process imports the job code it runs and no other (a management command or a
+# web process that runs none imports none; about 25 ms of a Django start-up: docs/speed.md)
+_declared: dict[str, str] = {}
+_declared_lock = threading.Lock()
+
+
+def register_module(path: str, *kinds: str) -> None:
+    """Declare that importing the module ``path`` registers ``kinds`` (with :func:`register`); it
+    is imported the first time :func:`kind` is asked for one of them."""
+    with _declared_lock:
+        for name in kinds:
+            _declared[name] = path
+
+
+def declared() -> dict[str, str]:
+    """Each declared kind and the module that registers it."""
+    with _declared_lock:
+        return dict(_declared)
 
 
 def register(
@@ -58,6 +79,8 @@ def register(
 
 
 def kind(name: str) -> JobKind:
+    if name not in _kinds and name in _declared:
+        import_module(_declared[name])  # thread-safe: Python's import lock
     try:
         return _kinds[name]
     except KeyError:

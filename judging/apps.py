@@ -7,11 +7,12 @@ class JudgingConfig(AppConfig):
 
     def ready(self) -> None:
         from campaigns.sections import Step, step_register
+        from jobs.registry import register_module
         from judging import selectors
 
-        # job kinds register themselves on import
-        from judging.reports import jobs  # noqa: F401
-        from judging.services import machine, machine_pools  # noqa: F401
+        register_module("judging.reports.jobs", "agreement_report")
+        register_module("judging.services.machine", "machine_judging")
+        register_module("judging.services.machine_pools", "machine_pool")
 
         # the judging steps of the campaign overview's guided workflow (campaigns.sections)
         for step in (

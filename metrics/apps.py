@@ -45,8 +45,16 @@ class MetricsConfig(AppConfig):
 
     def ready(self) -> None:
         from campaigns.sections import Step, step_register
-        from metrics import jobs  # noqa: F401 - registers the evaluation and comparison job kinds
-        from metrics.live import jobs as live_jobs  # noqa: F401 - the live leaderboard and reusability kinds
+        from jobs.registry import register_module
+
+        register_module(
+            "metrics.jobs",
+            "metrics_evaluate",
+            "metrics_evaluate_part",
+            "metrics_evaluate_store",
+            "metrics_significance",
+        )
+        register_module("metrics.live.jobs", "live_reusability", "live_leaderboard")
 
         step_register(
             Step(

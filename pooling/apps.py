@@ -54,8 +54,10 @@ class PoolingConfig(AppConfig):
 
     def ready(self) -> None:
         from campaigns.sections import Section, Step, section_register, step_register
-        from pooling import jobs  # noqa: F401 - registers pooling's background job kinds
+        from jobs.registry import register_module
         from pooling.selectors import campaign_pools
+
+        register_module("pooling.jobs", "documents_import", "pool_build", "pool_diagnostics")
 
         def pools_json(campaign: Campaign) -> list[dict[str, object]]:
             # imported when asked: the API modules (DRF, drf-spectacular) cost 0.15 s of every
