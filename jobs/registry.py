@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import import_module
@@ -43,22 +42,19 @@ _kinds: dict[str, JobKind] = {}
 # the module whose import registers each kind, declared by its app and imported when that kind is
 # first looked up: a process imports the job code it runs and no other (a management command or a
 # web process that runs none imports none; about 25 ms of a Django start-up: docs/speed.md)
-_declared: dict[str, str] = {}
-_declared_lock = threading.Lock()
+_declared: dict[str, str] = {}  # written by the apps' ready(), before any lookup, like _kinds
 
 
 def register_module(path: str, *kinds: str) -> None:
     """Declare that importing the module ``path`` registers ``kinds`` (with :func:`register`); it
     is imported the first time :func:`kind` is asked for one of them."""
-    with _declared_lock:
-        for name in kinds:
-            _declared[name] = path
+    for name in kinds:
+        _declared[name] = path
 
 
 def declared() -> dict[str, str]:
     """Each declared kind and the module that registers it."""
-    with _declared_lock:
-        return dict(_declared)
+    return dict(_declared)
 
 
 def register(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -295,3 +297,15 @@ def without_csrf(body: str) -> str:
     """A page without its CSRF tokens: random letters and digits, in which a short word looked
     for ("Q0") turns up in about one page in fifty."""
     return _CSRF.sub("", body)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def python_stdout(*args: str, env: dict[str, str]) -> str:
+    """What ``python ARGS`` prints, run from the project's root in a process of its own with
+    ``env`` (a fresh interpreter: what a new process imports, and how it starts)."""
+    done = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return done.stdout

@@ -6,25 +6,21 @@ from __future__ import annotations
 
 import gc
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import python_stdout
 from workbench.startup import frozen_startup
 
-ROOT = Path(__file__).resolve().parent.parent
 PROBE = "import gc; print(gc.get_freeze_count() > 10000, gc.isenabled())"
 
 
 def _python(*args: str, tmp_path: Path) -> str:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["WORKBENCH_SQLITE_PATH"] = str(tmp_path / "db.sqlite3")
-    done = subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
-    )
-    return done.stdout.strip().splitlines()[-1]  # the probe's line (the shell may say more first)
+    # the probe's line (the shell may say more first)
+    return python_stdout(*args, env=env).strip().splitlines()[-1]
 
 
 def test_a_management_command_runs_with_its_start_up_frozen(tmp_path: Path) -> None:

@@ -323,9 +323,7 @@ def read_qrels(path: PathLike) -> Qrels:
 
     fast = parse_judgments(path, "qrels")  # pyarrow's reader, for plainly laid-out files
     if fast is not None:
-        return qrels_from_arrays(
-            fast["qid"], fast["docno"], fast["rel"], path=str(path), lines=fast["line"], iters=fast["iter"]
-        )
+        return _fast_qrels(fast, str(path))
     parts, total = read_columns(str(path), QRELS_COLUMNS, _convert)
     if total == 0:
         raise FormatError(str(path), 0, "the qrels file has no judgments (expected 'qid iter docno rel')")
@@ -348,10 +346,13 @@ def read_qrels_bytes(data: bytes, name: str) -> Qrels | None:
 
     raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
     fast = parse_judgments_bytes(raw, "qrels")
-    if fast is None:
-        return None
+    return None if fast is None else _fast_qrels(fast, name)
+
+
+def _fast_qrels(fast: dict[str, np.ndarray], path: str) -> Qrels:
+    """The qrels of the columns a fast reader gave (:func:`trec.arrow_runs.parse_judgments`)."""
     return qrels_from_arrays(
-        fast["qid"], fast["docno"], fast["rel"], path=name, lines=fast["line"], iters=fast["iter"]
+        fast["qid"], fast["docno"], fast["rel"], path=path, lines=fast["line"], iters=fast["iter"]
     )
 
 

@@ -3,7 +3,6 @@ ir_measures' own calc_aggregate / iter_calc agree; bad input raises one clear ex
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 
 import relevance_workbench as rw
 from tests.api.conftest import Collection
+from tests.conftest import python_stdout
 
 pd = pytest.importorskip("pandas")
 
@@ -189,13 +189,6 @@ def test_importing_and_evaluating_never_imports_pandas(collection: Collection) -
         "r.aggregates(); r.per_topic()\n"
         "print('pandas' in sys.modules, 'django' in sys.modules, 'scipy' in sys.modules)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
-    )
+    printed = python_stdout("-c", code, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)})
     # no pandas (optional), no Django (pure), no scipy (only compare and agreement need it: lazy)
-    assert done.stdout.split() == ["False", "False", "False"]
+    assert printed.split() == ["False", "False", "False"]

@@ -3,7 +3,6 @@ a kind up, and no other."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -11,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from jobs import registry
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import python_stdout
 
 
 def test_a_declared_module_is_imported_when_one_of_its_kinds_is_first_looked_up(
@@ -59,13 +57,5 @@ def test_a_django_process_starts_without_the_job_modules_and_imports_only_the_on
         "print(kind(EVALUATE_JOB).name == EVALUATE_JOB, *[m in sys.modules for m in mods])"
     )
     env = {"DJANGO_SETTINGS_MODULE": "workbench.settings", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert done.stdout.split() == ["False"] * 4 + ["True", "True", "False", "False", "False"]
+    printed = python_stdout("-c", code, env=env).split()
+    assert printed == ["False"] * 4 + ["True", "True", "False", "False", "False"]
