@@ -1001,6 +1001,98 @@ static PyObject *hash_strings(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* rel_sums(rel int64, offsets int64 (topics + 1), level, num_rel int64, num_nonrel int64,
+            disc float64, cutoffs int64 ascending, out float64 writable (7 + 2 * cutoffs) x topics):
+   the standard measures' per-topic sums in one pass over a run's judgments, topic t owning
+   rel[offsets[t]:offsets[t+1]] in rank order. Rows of out:
+     0 AP's Σ ordinal/rank      1 bpref's Σ term        2 infAP's Σ term     3 DCG (rel > 0)
+     4 relevant retrieved       5 rank of the first relevant (0: none)   6 relevant in the top R
+     7 + j  relevant in the top cutoffs[j]      7 + nc + j  DCG of the top cutoffs[j]
+   Every term is the numpy kernel's own expression (engine/measures/trec_eval.py), in the same
+   order of operations, and each sum adds its terms in rank order as np.bincount does, so every
+   value equals the numpy path's bit for bit; disc[r] is numpy's log2(r + 1), passed in. */
+static PyObject *rel_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer rv, ov, nrv, nnv, dv, cv, outv;
+    long long level;
+    if (!PyArg_ParseTuple(args, "y*y*Ly*y*y*y*w*", &rv, &ov, &level, &nrv, &nnv, &dv, &cv, &outv)) return NULL;
+    Py_ssize_t nt = ov.len / 8 - 1, n = rv.len / 8, nd = dv.len / 8, nc = cv.len / 8;
+    const int64_t *rel = rv.buf, *offsets = ov.buf, *numrel = nrv.buf, *numnonrel = nnv.buf, *cut = cv.buf;
+    const double *disc = dv.buf;
+    double *out = outv.buf;
+    int bad = nt < 0 || nrv.len != nt * 8 || nnv.len != nt * 8 || outv.len != (7 + 2 * nc) * nt * 8 ||
+              (nt >= 0 && (offsets[0] != 0 || offsets[nt] != n));
+    for (Py_ssize_t t = 0; !bad && t < nt; t++)
+        if (offsets[t] > offsets[t + 1] || offsets[t + 1] - offsets[t] >= nd) bad = 1;
+    for (Py_ssize_t j = 0; !bad && j < nc; j++)
+        if (cut[j] < 1 || (j > 0 && cut[j] <= cut[j - 1])) bad = 1;
+    if (!bad) {
+        Py_BEGIN_ALLOW_THREADS
+        const double eps = 0.00001, eps2 = 2 * 0.00001;
+        for (Py_ssize_t t = 0; t < nt; t++) {
+            const double R = (double)numrel[t], N = (double)numnonrel[t];
+            const double minNR = N < R ? N : R;
+            const int64_t Ri = numrel[t];
+            double ap = 0.0, bpref = 0.0, infap = 0.0, dcg = 0.0, first = 0.0, at_R = 0.0;
+            int64_t ordinal = 0, nonrel_above = 0, pooled_above = 0;
+            Py_ssize_t j = 0; /* the next cutoff not yet passed */
+            const int64_t start = offsets[t], end = offsets[t + 1];
+            for (int64_t i = start; i < end; i++) {
+                const int64_t r = rel[i], rank = i - start + 1;
+                while (j < nc && rank > cut[j]) { /* the top cut[j] are summed: keep them */
+                    out[(7 + j) * nt + t] = (double)ordinal;
+                    out[(7 + nc + j) * nt + t] = dcg;
+                    j++;
+                }
+                if (rank == Ri + 1) at_R = (double)ordinal;
+                if (r >= level) {
+                    ordinal++;
+                    if (ordinal == 1) first = (double)rank;
+                    ap += (double)ordinal / (double)rank;
+                    const double na = (double)nonrel_above;
+                    bpref += nonrel_above > 0 ? 1.0 - (na < R ? na : R) / minNR : 1.0;
+                    if (rank == 1) {
+                        infap += 1.0;
+                    } else {
+                        const double fj = (double)(rank - 1), ra = (double)(ordinal - 1);
+                        infap += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((double)pooled_above / fj) *
+                                                         ((ra + eps) / (ra + na + eps2));
+                    }
+                } else if (r >= 0) {
+                    nonrel_above++;
+                }
+                if (r > 0) dcg += (double)r / disc[rank];
+                if (r != -2) pooled_above++; /* NONPOOL */
+            }
+            if (end - start <= Ri) at_R = (double)ordinal;
+            for (; j < nc; j++) {
+                out[(7 + j) * nt + t] = (double)ordinal;
+                out[(7 + nc + j) * nt + t] = dcg;
+            }
+            out[0 * nt + t] = ap;
+            out[1 * nt + t] = bpref;
+            out[2 * nt + t] = infap;
+            out[3 * nt + t] = dcg;
+            out[4 * nt + t] = (double)ordinal;
+            out[5 * nt + t] = first;
+            out[6 * nt + t] = Ri > 0 ? at_R : 0.0;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&nrv);
+    PyBuffer_Release(&nnv);
+    PyBuffer_Release(&dv);
+    PyBuffer_Release(&cv);
+    PyBuffer_Release(&outv);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "rel_sums: mismatched arrays");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"read_plain_run", read_plain_run, METH_VARARGS,
      "read_plain_run(raw) -> (topics, offsets, width, docnos, scores, hashes, tag, runid) or None"},
@@ -1009,6 +1101,8 @@ static PyMethodDef methods[] = {
     {"join_build", join_build, METH_VARARGS, "join_build(offsets, hashes, slot_offsets, slots): fill the join tables"},
     {"join", join, METH_VARARGS, "join(slot_offsets, slots, e_hashes, e_docnos, e_width, e_rels, q_topics, q_hashes, q_docnos, q_width, nonpool, unjudged, out_rows, out_grades)"},
     {"hash_strings", hash_strings, METH_VARARGS, "hash_strings(values, width, out)"},
+    {"rel_sums", rel_sums, METH_VARARGS,
+     "rel_sums(rel, offsets, level, num_rel, num_nonrel, disc, cutoffs, out): the standard measures' sums"},
     {NULL, NULL, 0, NULL},
 };
 

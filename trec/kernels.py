@@ -6,7 +6,9 @@ kernel has a reference implementation in numpy that it must equal, bit for bit:
 
 * :func:`read_plain_run` = pyarrow's reader (:mod:`trec.arrow_runs`) + :func:`trec.runs.run_from_arrays`;
 * :class:`HashJoin` = :class:`engine.evaluate.JoinIndex`;
-* :func:`hash_strings` = :func:`trec.order.hash_strings`.
+* :func:`hash_strings` = :func:`trec.order.hash_strings`;
+* :func:`rel_sums` = the numpy kernels of map, bpref, infAP, ndcg, P, Rprec, recip_rank and
+  num_rel_ret (:mod:`engine.measures.trec_eval`), through :attr:`engine.measures.base.Context.sums`.
 
 ``WORKBENCH_KERNELS=0`` in the environment turns them off (the numpy paths run instead); the
 tests run both ways (tests/trec/test_kernels.py).
@@ -154,3 +156,32 @@ class HashJoin:
             grades,
         )
         return rows, grades
+
+
+def rel_sums(
+    rel: np.ndarray,
+    offsets: np.ndarray,
+    level: int,
+    num_rel: np.ndarray,
+    num_nonrel: np.ndarray,
+    discounts: np.ndarray,
+    cutoffs: np.ndarray,
+) -> np.ndarray:
+    """The standard measures' per-topic sums of one run, in one compiled pass: a float64 array
+    of ``7 + 2 * len(cutoffs)`` rows by topic (``trec/_kernels.c`` names each row).
+
+    ``rel`` is the run's int64 grades topic after topic (``offsets``, starting at 0), ``num_rel``
+    and ``num_nonrel`` each topic's judged relevant and non-relevant counts, ``discounts[r]``
+    numpy's ``log2(r + 1)`` for every rank r of the longest topic, ``cutoffs`` ascending ranks."""
+    out = np.empty((7 + 2 * len(cutoffs), len(offsets) - 1), dtype=np.float64)
+    _lib.rel_sums(
+        np.ascontiguousarray(rel, dtype=np.int64),
+        np.ascontiguousarray(offsets, dtype=np.int64),
+        int(level),
+        np.ascontiguousarray(num_rel, dtype=np.int64),
+        np.ascontiguousarray(num_nonrel, dtype=np.int64),
+        np.ascontiguousarray(discounts, dtype=np.float64),
+        np.ascontiguousarray(cutoffs, dtype=np.int64),
+        out,
+    )
+    return out

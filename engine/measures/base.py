@@ -15,9 +15,59 @@ from typing import Any
 
 import numpy as np
 
+from trec import kernels
+
 # trec_eval's RELVALUE_UNJUDGED (-2) / RELVALUE_NONPOOL (-1), renamed so that any grade >= 0 is judged.
 UNJUDGED = -1
 NONPOOL = -2
+
+# trec_eval's cutoffs for P, ndcg_cut, recall, map_cut... (``-m P`` prints these)
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_CUTOFF_ARRAY = np.array(CUTOFFS, dtype=np.int64)
+_DISCOUNTS = np.log2(np.arange(1001, dtype=np.float64) + 1.0)
+
+
+def discounts(longest: int) -> np.ndarray:
+    """``log2(r + 1)`` for every rank r up to ``longest`` (index r), as numpy computes it."""
+    global _DISCOUNTS
+    table = _DISCOUNTS
+    if len(table) <= longest:
+        table = np.log2(np.arange(max(longest + 1, 2 * len(table)), dtype=np.float64) + 1.0)
+        _DISCOUNTS = table
+    return table
+
+
+class RelSums:
+    """A run's per-topic sums of the standard measures, from :func:`trec.kernels.rel_sums`.
+
+    Each array equals, bit for bit, what the numpy kernel sums (tests/engine/test_rel_sums.py).
+    """
+
+    __slots__ = ("_cut", "ap", "bpref", "dcg", "first", "infap", "rel_at_R", "rel_ret")
+
+    def __init__(self, out: np.ndarray) -> None:
+        self.ap, self.bpref, self.infap, self.dcg = out[0], out[1], out[2], out[3]
+        self.rel_ret = out[4]  # relevant retrieved
+        self.first = out[5]  # rank of the first relevant document, 0 when none
+        self.rel_at_R = out[6]  # relevant in the top R (0 when R = 0)
+        self._cut = out[7:]
+
+    def rel_at(self, k: int) -> np.ndarray | None:
+        """Relevant documents in the top k, per topic; None when k is not one of :data:`CUTOFFS`."""
+        j = _cutoff_index(k)
+        return None if j is None else self._cut[j]
+
+    def dcg_at(self, k: int) -> np.ndarray | None:
+        """DCG of the top k, per topic; None when k is not one of :data:`CUTOFFS`."""
+        j = _cutoff_index(k)
+        return None if j is None else self._cut[len(CUTOFFS) + j]
+
+
+def _cutoff_index(k: int) -> int | None:
+    try:
+        return CUTOFFS.index(k)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -70,6 +120,26 @@ class Context:
         self.level = options.level if level is None else level
         # Kernels of other designs (strata, inclusion probabilities, scores) read what they need here.
         self.extra: dict[str, Any] = extra or {}
+
+    @cached_property
+    def sums(self) -> RelSums | None:
+        """The standard measures' sums in one compiled pass (:class:`RelSums`), or None where the
+        compiled kernels are off or the grades are not integers: the numpy kernels then compute."""
+        rel, offsets = self.rel, self.offsets
+        if not kernels.enabled() or rel.dtype.kind not in "iu" or len(offsets) == 0 or offsets[0] != 0:
+            return None
+        longest = int(np.max(self.lengths)) if len(self.lengths) else 0
+        return RelSums(
+            kernels.rel_sums(
+                rel,
+                offsets,
+                self.level,
+                self.stats.num_rel,
+                self.stats.num_nonrel,
+                discounts(longest),
+                _CUTOFF_ARRAY,
+            )
+        )
 
     @property
     def ntopics(self) -> int:

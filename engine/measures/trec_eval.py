@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.measures.base import NONPOOL, Context, Family, register, total
+from engine.measures.base import CUTOFFS, NONPOOL, Context, Family, register, total
 
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+__all__ = ["CUTOFFS", "ideal_dcg"]
 INFAP_EPSILON = 0.00001
 
 
@@ -39,7 +39,8 @@ def _num_rel(ctx: Context, _: Any) -> np.ndarray:
 
 def _num_rel_ret(ctx: Context, _: Any) -> np.ndarray:
     """num_rel_ret: retrieved documents with rel >= level; 'all' is the sum."""
-    return ctx.seg_count(ctx.is_rel)
+    sums = ctx.sums
+    return sums.rel_ret if sums is not None else ctx.seg_count(ctx.is_rel)
 
 
 def _map(ctx: Context, _: Any) -> np.ndarray:
@@ -48,12 +49,18 @@ def _map(ctx: Context, _: Any) -> np.ndarray:
     trec_eval ``m_map.c``; R counts every judged relevant doc, so unretrieved ones add 0.
     A topic with R = 0 scores 0.
     """
+    sums = ctx.sums  # the same sum, compiled (Context.sums)
+    if sums is not None:
+        return _safe_div(sums.ap, ctx.num_rel())
     prec = ctx.rel_ordinal / ctx.rel_rank  # relevant in the top k / k, at each relevant rank k
     return _safe_div(ctx.rel_sum(prec), ctx.num_rel())
 
 
 def _precision(ctx: Context, k: int) -> np.ndarray:
     """P_k: relevant in the top k divided by k; missing ranks count as non-relevant (``m_P.c``)."""
+    counted = ctx.sums.rel_at(int(k)) if ctx.sums is not None else None
+    if counted is not None:
+        return counted / float(k)
     top = ctx.rel_segment[ctx.rel_rank <= int(k)]
     return np.bincount(top, minlength=ctx.ntopics)[: ctx.ntopics].astype(np.float64) / float(k)
 
@@ -61,6 +68,8 @@ def _precision(ctx: Context, k: int) -> np.ndarray:
 def _rprec(ctx: Context, _: Any) -> np.ndarray:
     """Rprec: precision at rank R (R = number of relevant); 0 when R = 0 (``m_Rprec.c``)."""
     R = ctx.stats.num_rel.astype(np.int64)
+    if ctx.sums is not None:
+        return _safe_div(ctx.sums.rel_at_R, R.astype(np.float64))
     idx = np.minimum(ctx.offsets[:-1] + R, ctx.offsets[1:]) - 1
     got = np.zeros(ctx.ntopics)
     ok = (ctx.lengths > 0) & (R > 0)
@@ -70,12 +79,17 @@ def _rprec(ctx: Context, _: Any) -> np.ndarray:
 
 def _recip_rank(ctx: Context, _: Any) -> np.ndarray:
     """recip_rank: 1 / rank of the first relevant document, 0 if none (``m_recip_rank.c``)."""
-    first = ctx.first(ctx.is_rel)
+    first = ctx.sums.first if ctx.sums is not None else ctx.first(ctx.is_rel)
     return _safe_div(np.ones(ctx.ntopics), first)
 
 
 def _dcg(ctx: Context, k: int | None) -> np.ndarray:
     """Per topic, Σ grade / log2(rank + 1) over the documents with a grade > 0 (ranks <= k)."""
+    sums = ctx.sums
+    if sums is not None:
+        got = sums.dcg if k is None else sums.dcg_at(k)
+        if got is not None:
+            return got
     if ctx.level == 1 and ctx.rel.dtype.kind in "iu":  # integers: rel > 0 is rel >= 1, cached
         pos, seg, rank = ctx.rel_positions, ctx.rel_segment, ctx.rel_rank
     else:
@@ -132,6 +146,8 @@ def _bpref(ctx: Context, _: Any) -> np.ndarray:
     docs ranked above r; a term with n_r = 0 is 1 (so N = 0 gives 1). Unjudged and unpooled
     docs are skipped; unretrieved relevant docs add 0.
     """
+    if ctx.sums is not None:
+        return _safe_div(ctx.sums.bpref, ctx.num_rel())
     nonrel_above = ctx.nonrel_above
     R = ctx.stats.num_rel[ctx.rel_segment].astype(np.float64)
     N = ctx.stats.num_nonrel[ctx.rel_segment].astype(np.float64)
@@ -147,6 +163,8 @@ def _infap(ctx: Context, _: Any) -> np.ndarray:
     1/(j+1) + (j/(j+1)) · (pooled_above/j) · (rel_above + ε)/(rel_above + nonrel_above + 2ε),
     pooled_above counting judged and pooled-unjudged docs above. infAP = Σ / R.
     """
+    if ctx.sums is not None:
+        return _safe_div(ctx.sums.infap, ctx.num_rel())
     rel_above = ctx.rel_ordinal - 1
     nonrel_above = ctx.nonrel_above
     pooled_above = ctx.before_rel(ctx.rel != NONPOOL)
