@@ -78,6 +78,14 @@ def sort_by_topic_docno(topic_codes: np.ndarray, docnos: np.ndarray) -> np.ndarr
     return np.concatenate(parts)
 
 
+def _ties_descending(docnos: np.ndarray, pairs: np.ndarray) -> bool:
+    """Whether rows i and i + 1 have strictly descending docnos for every i in ``pairs``. numpy
+    orders fixed-width bytes as ``strcmp`` orders NUL-free strings, as :func:`docno_keys` does."""
+    if docnos.dtype.kind != "S":
+        return False
+    return bool(np.all(docnos[pairs] > docnos[pairs + 1]))
+
+
 def _lex_sorted(columns: Sequence[np.ndarray]) -> bool:
     """Whether rows are in non-decreasing lexicographic order of ``columns`` (most significant first)."""
     less = np.zeros(len(columns[0]) - 1, dtype=bool)
@@ -120,6 +128,11 @@ def canonical_order(topic_codes: np.ndarray, scores: np.ndarray, docnos: np.ndar
                 lens = (ends - heads)[block_order]
                 starts = heads[block_order]
                 perm = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens) + np.arange(n)
+            # whole topics move, so tied neighbours stay neighbours: when every tie's docnos
+            # already descend (a run written in canonical order, a stored run), that is all
+            ties = np.flatnonzero(same_topic & (scores[1:] == scores[:-1]))
+            if not len(ties) or _ties_descending(np.asarray(docnos), ties):
+                return perm
     if perm is None:
         perm = np.lexsort([-scores, codes])
     c, s = codes[perm], scores[perm]

@@ -370,3 +370,37 @@ def test_a_block_is_read_in_place_and_any_other_archive_through_numpy() -> None:
     assert _npz_views(packed.getvalue()) is None  # deflated members: not viewable in place
     other = lines_from_block(packed.getvalue())
     assert other.docnos.tolist() == docnos.tolist() and other.scores.tobytes() == scores.tobytes()
+
+
+def test_the_short_header_reading_equals_numpys_and_leaves_other_headers_to_it() -> None:
+    """Headers np.savez writes for 1-d arrays are read by a pattern; every other header (2-d,
+    big-endian, Fortran order...) still through np.lib.format, with the same arrays either way."""
+    import io
+
+    import numpy as np
+
+    from campaigns.stored_runs import _SIMPLE_HEADER, _npz_views
+
+    def npy(arr: np.ndarray) -> bytes:
+        out = io.BytesIO()
+        np.save(out, arr)
+        return out.getvalue()
+
+    for arr in (np.arange(7), np.array([b"d1", b"doc-22"]), np.array([0.5, -0.0]), np.zeros(0, "S1")):
+        found = _SIMPLE_HEADER.match(npy(arr))
+        assert found is not None and len(found[0]) == 10 + int.from_bytes(found[1], "little")
+    for arr in (np.arange(6).reshape(2, 3), np.arange(3, dtype=">i8"), np.asfortranarray(np.ones((2, 2)))):
+        found = _SIMPLE_HEADER.match(npy(arr))
+        assert found is None or found[2].startswith(b">"), arr  # not the 1-d little-endian pattern
+    arrays = {
+        "topic_ids": np.array([4, 9], dtype=">i8"),  # big-endian: numpy's own reader
+        "counts": np.array([1, 1]),
+        "docnos": np.array([b"a", b"bb"]),
+        "scores": np.array([1.25, 0.1 + 0.2]),
+    }
+    archive = io.BytesIO()
+    np.savez(archive, **arrays)
+    views = _npz_views(archive.getvalue())
+    assert views is not None
+    for name, want in arrays.items():
+        assert views[name].dtype == want.dtype and views[name].tobytes() == want.tobytes(), name

@@ -73,3 +73,20 @@ def test_hash_of_a_value_does_not_depend_on_the_array_width() -> None:
     wide = hash_strings(np.array([b"x" * 40, b"doc-17", b"a"], dtype="S40"))
     assert narrow.tolist() == [wide[2], wide[1]]
     assert len(set(wide.tolist())) == 3
+
+
+def test_score_sorted_topics_with_ties_in_any_docno_order_are_fixed() -> None:
+    """Scores already descending (as runs are written): ties whose docnos descend are left as
+    they are, any other tie is sorted, and the result is the canonical order either way."""
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        n = int(rng.integers(2, 300))
+        codes = np.sort(rng.integers(0, 4, n))
+        scores = np.concatenate(
+            [np.sort(rng.integers(0, 6, (codes == c).sum()))[::-1] for c in np.unique(codes)]
+        )
+        scores = scores.astype(np.float64)
+        names = [f"d{i}" for i in rng.permutation(n)] if trial % 2 else [f"d{i:04d}" for i in range(n)[::-1]]
+        docnos = np.array([x.encode() for x in names], dtype="S")
+        reference = sorted(range(n), key=lambda i: (codes[i], -scores[i], [-b for b in docnos[i]] + [1]))
+        assert canonical_order(codes, scores, docnos).tolist() == reference, trial
