@@ -6,8 +6,8 @@ in alternating rounds (``benchmarks/harness.py``), each its own process:
 
 * ``stored``: what the evaluation job does (``metrics.services.evaluation_run``): every stored
   run read from the database as arrays, scored by the engine (``evaluate_run``) against the stored
-  qrels, the evaluation written back. Run by this script's ``--evaluate-stored`` mode (Django
-  set up as ``manage.py`` does);
+  qrels, the evaluation written back. Run by ``stored_job.py evaluate`` (Django set up as
+  ``manage.py`` does; none of this script's own imports);
 * ``files``: ``manage.py evaluate`` on the qrels and run files, with the evaluation's measures.
 
 The criterion: stored time / file time at most 2. Both report the same values (checked).
@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -45,7 +44,8 @@ from harness import (  # noqa: E402
 )
 
 BENCH_DB = "workbench_bench_stored"
-CAMPAIGN = "bench"
+CAMPAIGN = "bench"  # stored_job.py's
+JOB = Path(__file__).resolve().with_name("stored_job.py")  # the child processes, lean on imports
 TARGET = 2.0  # stored time / file time, at most
 
 
@@ -102,61 +102,12 @@ def setup(database: str, workdir: Path, runs: list[Path], server_url: str) -> di
     manage(env, "import_topics", CAMPAIGN, str(workdir / "topics.tsv"), "--create")
     manage(env, "import_runs", CAMPAIGN, *map(str, runs), "--progress", "off")
     subprocess.run(
-        [sys.executable, __file__, "--store-qrels", str(workdir / "qrels.txt")],
+        [sys.executable, str(JOB), "store-qrels", str(workdir / "qrels.txt")],
         cwd=ROOT,
         env=env,
         check=True,
     )
     return env
-
-
-# ------------------------------------------------------------------ the child modes (own process)
-
-
-def _django() -> None:
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
-    from workbench.startup import django_setup
-
-    django_setup()  # as manage.py does
-
-
-def store_qrels(path: str) -> None:
-    _django()
-    from campaigns.models import Campaign
-    from campaigns.services.qrels import qrels_set_import
-
-    campaign = Campaign.objects.get(slug=CAMPAIGN)
-    qrels_set_import(campaign=campaign, path=path, name="qrels")
-
-
-def evaluate_stored(out: str | None) -> None:
-    """What the evaluation job does: score every stored run against the stored qrels and store it.
-
-    The seconds after Django's start-up (what the job takes in a worker that is already running)
-    are appended to the file named by ``WORKBENCH_BENCH_STORED_SECONDS``, when set."""
-    _django()
-    from jobs.registry import kind
-    from metrics.evaluations import EVALUATE_JOB
-
-    kind(EVALUATE_JOB)  # the job's code, imported as a worker imports it for its first such job
-    started = time.perf_counter()
-    from campaigns.models import Campaign, QrelsSet
-    from metrics.models import EvaluationRun
-    from metrics.services import evaluation_run
-    from metrics.sources import JudgmentSource
-
-    campaign = Campaign.objects.get(slug=CAMPAIGN)
-    qset = QrelsSet.objects.get(campaign=campaign, name="qrels")
-    evaluation = evaluation_run(campaign=campaign, source=JudgmentSource(kind="qrels", qrels_set=qset.pk))
-    seconds = time.perf_counter() - started
-    if out:
-        rows = EvaluationRun.objects.filter(evaluation=evaluation).values_list("tag", "summary")
-        Path(out).write_text(json.dumps({tag: summary for tag, summary in rows}))
-    sidecar = os.environ.get("WORKBENCH_BENCH_STORED_SECONDS")
-    if sidecar:
-        with open(sidecar, "a") as f:
-            f.write(f"{seconds}\n")
 
 
 # ------------------------------------------------------------------------------- the comparison
@@ -194,17 +145,8 @@ def main() -> None:
         default=os.environ.get("WORKBENCH_BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432/postgres"),
         help=f"a PostgreSQL server URL allowed to create and drop the database {BENCH_DB}",
     )
-    parser.add_argument("--evaluate-stored", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--store-qrels", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--out", default=None, help=argparse.SUPPRESS)
     add_load_argument(parser)
     args = parser.parse_args()
-    if args.store_qrels:
-        store_qrels(args.store_qrels)
-        return
-    if args.evaluate_stored:
-        evaluate_stored(args.out)
-        return
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="wb-bench-stored-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -225,7 +167,7 @@ def main() -> None:
         stored_out, files_out = out / f"{database}-stored.json", out / f"{database}-files.json"
         stored = Contender(
             f"stored ({database})",
-            [sys.executable, str(Path(__file__).resolve()), "--evaluate-stored", "--out", str(stored_out)],
+            [sys.executable, str(JOB), "evaluate", "--out", str(stored_out)],
             env=env,
         )
         files = Contender(

@@ -135,7 +135,8 @@ def _npz_views(raw: bytes | memoryview) -> dict[str, np.ndarray] | None:
             simple = _SIMPLE_HEADER.match(header)
             if simple is not None and len(simple[0]) == 10 + int.from_bytes(simple[1], "little"):
                 # what np.savez writes for a 1-d array: read without ast
-                dtype, shape = np.dtype(simple[2].decode()), (int(simple[3]),)
+                shape: tuple[int, ...] = (int(simple[3]),)
+                dtype = np.dtype(simple[2].decode())
                 start_at = len(simple[0])
             else:
                 head = io.BytesIO(header)
