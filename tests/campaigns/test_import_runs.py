@@ -399,7 +399,7 @@ def test_the_short_header_reading_equals_numpys_and_leaves_other_headers_to_it()
         "scores": np.array([1.25, 0.1 + 0.2]),
     }
     archive = io.BytesIO()
-    np.savez(archive, **arrays)
+    np.savez(archive, **arrays)  # type: ignore[arg-type]  # numpy's stub types allow_pickle here
     views = _npz_views(archive.getvalue())
     assert views is not None
     for name, want in arrays.items():
