@@ -1001,10 +1001,11 @@ static PyObject *hash_strings(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* rel_sums(rel int64, offsets int64 (topics + 1), level, num_rel int64, num_nonrel int64,
+/* rel_sums(rel int64, offsets int64 (topics + 1), level, nonpool, num_rel int64, num_nonrel int64,
             disc float64, cutoffs int64 ascending, out float64 writable (7 + 2 * cutoffs) x topics):
    the standard measures' per-topic sums in one pass over a run's judgments, topic t owning
-   rel[offsets[t]:offsets[t+1]] in rank order. Rows of out:
+   rel[offsets[t]:offsets[t+1]] in rank order, nonpool the grade of a document absent from the
+   qrels (any other negative grade is pooled but unjudged). Rows of out:
      0 AP's Σ ordinal/rank      1 bpref's Σ term        2 infAP's Σ term     3 DCG (rel > 0)
      4 relevant retrieved       5 rank of the first relevant (0: none)   6 relevant in the top R
      7 + j  relevant in the top cutoffs[j]      7 + nc + j  DCG of the top cutoffs[j]
@@ -1014,8 +1015,9 @@ static PyObject *hash_strings(PyObject *self, PyObject *args) {
 static PyObject *rel_sums(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer rv, ov, nrv, nnv, dv, cv, outv;
-    long long level;
-    if (!PyArg_ParseTuple(args, "y*y*Ly*y*y*y*w*", &rv, &ov, &level, &nrv, &nnv, &dv, &cv, &outv)) return NULL;
+    long long level, nonpool;
+    if (!PyArg_ParseTuple(args, "y*y*LLy*y*y*y*w*", &rv, &ov, &level, &nonpool, &nrv, &nnv, &dv, &cv, &outv))
+        return NULL;
     Py_ssize_t nt = ov.len / 8 - 1, n = rv.len / 8, nd = dv.len / 8, nc = cv.len / 8;
     const int64_t *rel = rv.buf, *offsets = ov.buf, *numrel = nrv.buf, *numnonrel = nnv.buf, *cut = cv.buf;
     const double *disc = dv.buf;
@@ -1062,7 +1064,7 @@ static PyObject *rel_sums(PyObject *self, PyObject *args) {
                     nonrel_above++;
                 }
                 if (r > 0) dcg += (double)r / disc[rank];
-                if (r != -2) pooled_above++; /* NONPOOL */
+                if (r != nonpool) pooled_above++;
             }
             if (end - start <= Ri) at_R = (double)ordinal;
             for (; j < nc; j++) {
@@ -1102,7 +1104,7 @@ static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(slot_offsets, slots, e_hashes, e_docnos, e_width, e_rels, q_topics, q_hashes, q_docnos, q_width, nonpool, unjudged, out_rows, out_grades)"},
     {"hash_strings", hash_strings, METH_VARARGS, "hash_strings(values, width, out)"},
     {"rel_sums", rel_sums, METH_VARARGS,
-     "rel_sums(rel, offsets, level, num_rel, num_nonrel, disc, cutoffs, out): the standard measures' sums"},
+     "rel_sums(rel, offsets, level, nonpool, num_rel, num_nonrel, disc, cutoffs, out): the standard measures' sums"},
     {NULL, NULL, 0, NULL},
 };
 

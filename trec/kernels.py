@@ -162,6 +162,7 @@ def rel_sums(
     rel: np.ndarray,
     offsets: np.ndarray,
     level: int,
+    nonpool: int,
     num_rel: np.ndarray,
     num_nonrel: np.ndarray,
     discounts: np.ndarray,
@@ -170,7 +171,8 @@ def rel_sums(
     """The standard measures' per-topic sums of one run, in one compiled pass: a float64 array
     of ``7 + 2 * len(cutoffs)`` rows by topic (``trec/_kernels.c`` names each row).
 
-    ``rel`` is the run's int64 grades topic after topic (``offsets``, starting at 0), ``num_rel``
+    ``rel`` is the run's int64 grades topic after topic (``offsets``, starting at 0), ``nonpool``
+    the grade of a document absent from the qrels, ``num_rel``
     and ``num_nonrel`` each topic's judged relevant and non-relevant counts, ``discounts[r]``
     numpy's ``log2(r + 1)`` for every rank r of the longest topic, ``cutoffs`` ascending ranks."""
     out = np.empty((7 + 2 * len(cutoffs), len(offsets) - 1), dtype=np.float64)
@@ -178,6 +180,7 @@ def rel_sums(
         np.ascontiguousarray(rel, dtype=np.int64),
         np.ascontiguousarray(offsets, dtype=np.int64),
         int(level),
+        int(nonpool),
         np.ascontiguousarray(num_rel, dtype=np.int64),
         np.ascontiguousarray(num_nonrel, dtype=np.int64),
         np.ascontiguousarray(discounts, dtype=np.float64),

@@ -134,6 +134,7 @@ class Context:
                 rel,
                 offsets,
                 self.level,
+                NONPOOL,
                 self.stats.num_rel,
                 self.stats.num_nonrel,
                 discounts(longest),

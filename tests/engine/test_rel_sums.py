@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.measures import trec_eval
+from engine.measures import REGISTRY, trec_eval
 from engine.measures.base import CUTOFFS, NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats, discounts
 from trec import kernels
 
@@ -65,21 +65,8 @@ def values_both_ways(*args) -> tuple[dict, dict]:
         with mock.patch.dict(os.environ, {"WORKBENCH_KERNELS": mode}):
             ctx = make_context(*args)
             assert (ctx.sums is not None) == (mode == "1")
-            got[mode] = {(f, k): getattr(trec_eval, f"_{KERNELS[f]}")(ctx, k).tobytes() for f, k in CASES}
+            got[mode] = {(f, k): REGISTRY[f].kernel(ctx, k).tobytes() for f, k in CASES}
     return got["1"], got["0"]
-
-
-KERNELS = {
-    "num_rel_ret": "num_rel_ret",
-    "map": "map",
-    "bpref": "bpref",
-    "infAP": "infap",
-    "ndcg": "ndcg",
-    "Rprec": "rprec",
-    "recip_rank": "recip_rank",
-    "P": "precision",
-    "ndcg_cut": "ndcg_cut",
-}
 
 
 @settings(max_examples=150, deadline=None)
