@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -67,11 +66,6 @@ def fresh_sqlite(workdir: Path) -> tuple[dict[str, str], str]:
     return env, str(path)
 
 
-def sqlite_lines(path: str) -> int:
-    with sqlite3.connect(path) as con:
-        return int(con.execute("SELECT count(*) FROM pooling_rundocument").fetchone()[0])
-
-
 def fresh_postgres(server_url: str) -> tuple[dict[str, str], str]:
     import psycopg
 
@@ -83,12 +77,24 @@ def fresh_postgres(server_url: str) -> tuple[dict[str, str], str]:
     return {**os.environ, "DATABASE_URL": url}, url
 
 
-def postgres_lines(url: str) -> int:
-    import psycopg
+# every stored line, counted through the workbench's own reader of stored runs (blocks decoded)
+COUNT_LINES = (
+    "from campaigns.models import Run\n"
+    "from campaigns.stored_runs import run_lines\n"
+    "print(sum(len(run_lines(pk).scores) for pk in Run.objects.values_list('pk', flat=True)))"
+)
 
-    with psycopg.connect(url) as con:
-        row = con.execute("SELECT count(*) FROM pooling_rundocument").fetchone()
-        return int(row[0]) if row else 0
+
+def stored_lines(env: dict[str, str]) -> int:
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", COUNT_LINES],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(out.stdout.split()[-1])
 
 
 def drop_postgres(server_url: str) -> None:
@@ -112,9 +118,9 @@ def bench(database: str, runs: list[Path], workdir: Path, repeat: int, server_ur
     times, peak, lines, note = [], 0.0, 0, ""
     for _ in range(repeat):
         if database == "sqlite":
-            env, where = fresh_sqlite(workdir)
+            env, _ = fresh_sqlite(workdir)
         else:
-            env, where = fresh_postgres(server_url)
+            env, _ = fresh_postgres(server_url)
         manage(env, "migrate", "-v0")
         manage(env, "import_topics", "bench", str(workdir / "topics.tsv"), "--create")
         cmd = [sys.executable, "manage.py", "import_runs", "bench", *map(str, runs), "--progress", "off"]
@@ -123,7 +129,7 @@ def bench(database: str, runs: list[Path], workdir: Path, repeat: int, server_ur
             return Result(database, [seconds], rss, 0, f"exit {code}: {err.decode(errors='replace')[-300:]}")
         times.append(seconds)
         peak = max(peak, rss)
-        lines = sqlite_lines(where) if database == "sqlite" else postgres_lines(where)
+        lines = stored_lines(env)
     if database == "postgres":
         drop_postgres(server_url)
     return Result(database, sorted(times), peak, lines, note)

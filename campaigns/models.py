@@ -1,7 +1,7 @@
 """Campaign data: a campaign's topics, the runs submitted to it, and the documents assessors read.
 
-Writes go through ``campaigns.services``; the invariants (one topic number per campaign, one docno
-per topic of a run, one run per tag...) are database constraints so no code path can break them.
+Writes go through ``campaigns.services``; the invariants (one topic number per campaign, one run
+per tag...) are database constraints so no code path can break them.
 """
 
 from __future__ import annotations
@@ -116,56 +116,21 @@ class Run(models.Model):
         return self.tag
 
 
-class RunDocument(models.Model):
-    """One line of a run, at its canonical rank (score descending, ties by docno descending).
-
-    Millions of rows: the key is (run, topic, rank), so there is no surrogate id column and its
-    index to maintain, and a run's ranking per topic is one index range in rank order.
-
-    The two foreign keys are not database constraints: PostgreSQL checks a foreign key with a
-    trigger per row, which made a 5M-line import three times slower (14 s instead of 4.2 s per
-    million lines on the benchmark machine). ``run_import`` is the only writer and takes both ids
-    from rows it has just read or created in the same transaction; deleting a run or a topic
-    removes its lines through Django's cascade, one DELETE statement per batch of parents.
-
-    For the same reason a docno appears at most once per (run, topic) by validation, not by a
-    unique index: ``check_run`` refuses any file with a docno twice in a topic before anything
-    is written (tested), and the index cost a third of a 5M-line import on either database
-    (building it after a PostgreSQL bulk load: 2.7 s; on SQLite one random B-tree insert per
-    line) for lookups nothing makes: runs are read back whole, from ``RunArrays``.
-    """
-
-    pk = models.CompositePrimaryKey("run", "topic", "rank")
-    # the key starts with run: no separate index needed
-    run = models.ForeignKey(
-        Run, on_delete=models.CASCADE, db_index=False, db_constraint=False, related_name="documents"
-    )
-    topic = models.ForeignKey(
-        Topic, on_delete=models.CASCADE, db_index=False, db_constraint=False, related_name="+"
-    )
-    rank = models.PositiveIntegerField()
-    docno = ByteOrderCharField(max_length=DOCNO_MAX_LENGTH)
-    score = models.FloatField()
-
-    class Meta:
-        db_table = "pooling_rundocument"
-        constraints = (
-            models.CheckConstraint(condition=models.Q(rank__gte=1), name="pooling_rundocument_rank_positive"),
-        )
-
-    def __str__(self) -> str:
-        return f"{self.docno} @{self.rank}"
-
-
 class RunArrays(models.Model):
-    """A run's lines once more, as one block of numpy arrays: how evaluations read a stored run.
+    """A run's lines, stored once: one block of numpy arrays per run.
 
-    RunDocument rows answer queries (pools, the judging queue); reading a whole run back from
-    them costs a Python object or a string split per line. The import writes the same lines,
-    already parsed and in canonical order, as one ``.npz`` value (topic ids, lines per topic,
-    docnos, scores: bit for bit), which reads back in about a millisecond. Runs never change
-    after import; a topic deleted later is dropped from what this gives (``run_ranking``).
-    Runs imported before this table existed have no row and are read from their lines.
+    The block holds what the import parsed, in canonical order (score descending, ties by docno
+    descending) within each topic: topic ids ascending, lines per topic, docnos, scores, bit for
+    bit (:func:`campaigns.stored_runs.arrays_blob`). Evaluations and pools read a run whole, and a
+    block reads back in about a millisecond, where rows cost a Python object or a string split per
+    line; runs never change after import. A docno appears at most once per topic of a run by
+    validation (``check_run`` refuses the file before anything is written).
+
+    Until migration 0006 the lines were also stored one row each (``RunDocument``). Nothing read
+    those rows, and writing them was most of an import (5M lines on PostgreSQL: about 10 s instead
+    of 5 s on the benchmark machine); that migration turned the rows of runs imported before
+    blocks existed into blocks. A topic deleted after the import is dropped from what a block
+    gives (``campaigns.selectors.run_ranking``).
     """
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="arrays")

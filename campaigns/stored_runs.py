@@ -1,9 +1,9 @@
-"""A stored run's lines read as arrays: one query, no Python object per line.
+"""A stored run's lines read as arrays: one row, one block, no Python object per line.
 
 :func:`campaigns.selectors.run_ranking` builds the engine's run from them, for evaluations and
-pools of stored runs alike. A run imported by this version has its lines as one block of numpy
-arrays (:class:`campaigns.models.RunArrays`, written by :func:`arrays_blob` at import), read in
-about a millisecond; an older run is read from its lines by one aggregating query.
+pools of stored runs alike. Every run's lines are one block of numpy arrays
+(:class:`campaigns.models.RunArrays`, written by :func:`arrays_blob` at import), read in about a
+millisecond.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from django.db import connection
 
-from campaigns.models import RunArrays, RunDocument
+from campaigns.models import RunArrays
 
 
 @dataclass(frozen=True)
@@ -31,38 +31,6 @@ class StoredLines:
     counts: np.ndarray  # int64, lines of each topic
     docnos: np.ndarray  # fixed-width bytes ("S"), grouped by topic
     scores: np.ndarray  # float64, aligned with docnos
-
-
-# SQLite writes a REAL as text slowly (its own printf, about 0.4 us a value) and only exactly with
-# quote()'s 21 digits (twice as slow again). Scores with at most 9 decimals, the usual case
-# (TREC runs print 4 to 6), travel instead as the integer round(score * 1e9), which SQLite writes
-# fast; the query checks, line by line, that dividing it by 1e9 gives the score back exactly
-# (the same IEEE operations numpy then does), and a run with any other score is read again with
-# quote(). PostgreSQL sends the 8 bytes of every score (float8send): exact, and no text at all.
-SCALE = 1_000_000_000
-_SCALED = f"round(score * {SCALE}.0)"
-
-
-def _lines_sql(vendor: str, depth: int | None, exact_text: bool = False) -> str:
-    table = connection.ops.quote_name(str(RunDocument._meta.db_table))
-    cut = "" if depth is None else " AND rank <= %s"
-    if vendor == "postgresql":
-        aggregates = (
-            "string_agg(docno, ' ' ORDER BY rank), string_agg(float8send(score), ''::bytea ORDER BY rank), 0"
-        )
-    elif exact_text:
-        aggregates = "group_concat(docno, ' '), group_concat(quote(score), ' '), 0"
-    else:
-        # both aggregates see the group's rows in the same order: the n-th docno and the n-th
-        # score are one line's; the last column counts the scores the integer would not give back
-        aggregates = (
-            f"group_concat(docno, ' '), group_concat(CAST({_SCALED} AS INTEGER), ' '), "
-            f"sum(NOT (abs(score) < {SCALE}.0 AND {_SCALED} / {SCALE}.0 = score))"
-        )
-    return (
-        f"SELECT topic_id, count(*), {aggregates} FROM {table} "
-        f"WHERE run_id = %s{cut} GROUP BY topic_id ORDER BY topic_id"
-    )
 
 
 # A block is the .npz bytes compressed by zstd (level 1) behind this prefix and their length:
@@ -189,8 +157,9 @@ def _server_bound_cursor() -> Iterator[Any]:
 
 
 def run_block(run_pk: int) -> bytes | None:
-    """The run's stored array block (None for a run imported before blocks existed): read on the
-    thread that holds the database connection, decoded by :func:`lines_from_block` on any.
+    """The run's stored array block (None for a run created without lines, which only code
+    outside the import does): read on the thread that holds the database connection, decoded by
+    :func:`lines_from_block` on any.
 
     On PostgreSQL the block comes in psycopg's binary format: the text format sends a bytea as
     hex, twice its size, which the client then decodes (3.8 ms a run of the default workload
@@ -216,90 +185,13 @@ def block_write(run_pk: int, block: bytes) -> None:
     RunArrays.objects.create(run_id=run_pk, data=block)
 
 
-def lines_from_block(block: bytes, depth: int | None = None) -> StoredLines:
+def lines_from_block(block: bytes | None, depth: int | None = None) -> StoredLines:
+    """The lines of a block read by :func:`run_block` (none for a run without one)."""
+    if block is None:
+        return StoredLines(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, "S1"), np.zeros(0))
     return _from_blob(block, depth)
 
 
 def run_lines(run_pk: int, *, depth: int | None = None) -> StoredLines:
-    """A stored run's lines (its top ``depth`` per topic when given), read as a few columns.
-
-    From the run's :class:`RunArrays` block when it has one (runs imported by this version);
-    otherwise as follows.
-
-    One query returns one row per topic holding every docno of the topic as one string (docnos
-    are whitespace-free tokens) and every score as one string (SQLite) or byte string
-    (PostgreSQL); numpy splits them. No Python object is made per line, which makes reading
-    stored lines several times faster than fetching them as rows. Scores arrive bit for bit.
-    Lines come in stored order within a topic; callers that need the canonical order sort
-    (``trec.runs.run_from_arrays`` does).
-    """
-    block = run_block(run_pk)
-    if block is not None:
-        return _from_blob(block, depth)
-    vendor = connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        return _run_lines_by_rows(run_pk, depth)
-    params: list[int] = [run_pk] if depth is None else [run_pk, depth]
-    with connection.cursor() as cursor:
-        cursor.execute(_lines_sql(vendor, depth), params)
-        rows = cursor.fetchall()
-        exact_text = vendor == "sqlite" and any(r[4] for r in rows)
-        if exact_text:
-            cursor.execute(_lines_sql(vendor, depth, exact_text=True), params)
-            rows = cursor.fetchall()
-    if not rows:
-        return StoredLines(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, "S1"), np.zeros(0))
-    topic_ids = np.array([r[0] for r in rows], dtype=np.int64)
-    counts = np.array([r[1] for r in rows], dtype=np.int64)
-    total = int(counts.sum())
-    docnos = _split_tokens(" ".join(r[2] for r in rows).encode(), total)
-    if vendor == "postgresql":
-        scores = np.frombuffer(b"".join(bytes(r[3]) for r in rows), dtype=">f8").astype(np.float64)
-    elif exact_text:
-        scores = np.fromstring(" ".join(r[3] for r in rows), dtype=np.float64, sep=" ")
-    else:
-        scaled = np.fromstring(" ".join(r[3] for r in rows), dtype=np.int64, sep=" ")
-        scores = scaled.astype(np.float64) / float(SCALE)
-    if docnos is None or len(scores) != total:  # a docno holding a space: not from an import
-        return _run_lines_by_rows(run_pk, depth)
-    return StoredLines(topic_ids, counts, docnos, scores)
-
-
-def _split_tokens(text: bytes, count: int) -> np.ndarray | None:
-    """``count`` tokens separated by single spaces, as a fixed-width bytes array (None: not ``count``)."""
-    chars = np.frombuffer(text, dtype=np.uint8)
-    seps = np.flatnonzero(chars == 0x20)
-    if len(seps) != count - 1 or count == 0:
-        return None
-    starts = np.empty(count, dtype=np.int64)
-    starts[0], starts[1:] = 0, seps + 1
-    ends = np.empty(count, dtype=np.int64)
-    ends[:-1], ends[-1] = seps, len(chars)
-    lengths = ends - starts
-    width = max(1, int(lengths.max()))
-    if bool((lengths == width).all()):  # one width (generated docnos): every (width+1)-th byte is a space
-        table = np.append(chars, np.uint8(0x20)).reshape(count, width + 1)[:, :width]
-        return np.ascontiguousarray(table).view(f"S{width}").ravel()
-    cols = np.arange(width)
-    inside = cols[None, :] < lengths[:, None]
-    table = np.zeros((count, width), dtype=np.uint8)
-    table[inside] = chars[(starts[:, None] + cols[None, :])[inside]]
-    return table.view(f"S{width}").ravel()
-
-
-def _run_lines_by_rows(run_pk: int, depth: int | None) -> StoredLines:
-    """The portable reading: the lines as rows (other database backends)."""
-    rows = RunDocument.objects.filter(run_id=run_pk)
-    if depth is not None:
-        rows = rows.filter(rank__lte=depth)
-    values = list(rows.order_by("topic_id", "rank").values_list("topic_id", "docno", "score"))
-    if not values:
-        return StoredLines(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, "S1"), np.zeros(0))
-    topics, docnos, scores = zip(*values, strict=True)
-    ids, counts = np.unique(np.array(topics, dtype=np.int64), return_counts=True)
-    return StoredLines(
-        ids,
-        counts.astype(np.int64),
-        np.array([d.encode() for d in docnos], dtype=bytes),
-        np.array(scores, dtype=np.float64),
-    )
+    """A stored run's lines (its top ``depth`` per topic when given), from its block."""
+    return lines_from_block(run_block(run_pk), depth)

@@ -160,7 +160,7 @@ def _scored(
             yield score(run_ranking(run=run, numbers=numbers))
         return
 
-    def decode_and_score(run: Run, block: bytes) -> RunResult:
+    def decode_and_score(run: Run, block: bytes | None) -> RunResult:
         return score(ranking_from_lines(run, lines_from_block(block), numbers))
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evaluate") as pool:
@@ -170,11 +170,7 @@ def _scored(
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
                 # this thread only fetches the run's block; the workers decode it (zstd, arrays)
-                block = run_block(run.pk)
-                if block is not None:
-                    pending.append(pool.submit(decode_and_score, run, block))
-                else:  # a run imported before blocks: read here, as rows, on this connection
-                    pending.append(pool.submit(score, run_ranking(run=run, numbers=numbers)))
+                pending.append(pool.submit(decode_and_score, run, run_block(run.pk)))
             while pending:
                 yield pending.popleft().result()
         finally:

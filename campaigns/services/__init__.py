@@ -7,7 +7,6 @@ from campaigns.services.campaigns import campaign_create
 from campaigns.services.import_jobs import IMPORTS, campaign_import_enqueue
 from campaigns.services.imports import (
     DOCUMENT_BATCH,
-    INSERT_BATCH,
     DocumentImportResult,
     RunImportResult,
     TopicImportResult,
@@ -22,7 +21,6 @@ from campaigns.services.qrels import qrels_set_import
 __all__ = [
     "DOCUMENT_BATCH",
     "IMPORTS",
-    "INSERT_BATCH",
     "DocumentImportResult",
     "RunImportResult",
     "TopicImportResult",

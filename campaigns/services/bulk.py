@@ -1,4 +1,4 @@
-"""Inserting many rows at once without the ORM's per-object cost (run lines, pooled documents)."""
+"""Inserting many rows at once without the ORM's per-object cost (pooled documents)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any, cast
 
+import numpy as np
 from django.db import connection
 from django.db.models import Field, Model
 
@@ -32,3 +33,8 @@ def rows_insert(model: type[Model], fields: Sequence[str], rows: Iterable[tuple[
     with connection.cursor() as cursor:
         while batch := list(islice(it, BATCH)):
             cursor.executemany(sql, batch)
+
+
+def docnos_as_text(docnos: np.ndarray) -> list[str]:
+    """Fixed-width docnos as str (validation guaranteed UTF-8): tolist() drops the padding."""
+    return list(map(bytes.decode, docnos.tolist()))

@@ -2,30 +2,27 @@
 
 Imports validate before they write, and a refused or failed import raises inside its transaction,
 so nothing of it remains and nothing stored before is touched. Run lines are the bulk of a
-campaign (5M for 100 runs x 50 topics x 1000 documents): they bypass the ORM and go in with
-PostgreSQL's binary ``COPY`` or, on SQLite, one ``executemany`` per batch.
+campaign (5M for 100 runs x 50 topics x 1000 documents): each run is stored as one block of the
+arrays its file was parsed into (``RunArrays``), one row per run on every database.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
-from django.db import DatabaseError, OperationalError, connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from campaigns.errors import CampaignDataError, ImportRefused
-from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
+from campaigns.models import Campaign, Document, Group, Run, Topic
 from campaigns.selectors import campaign_taken_tags, documents_stored
-from campaigns.services.bulk import columns_of
 from campaigns.stored_runs import arrays_blob, block_write
 from campaigns.validation import (
     DOCNO_MAX_LENGTH,
@@ -162,51 +159,43 @@ def runs_import(
     taken = campaign_taken_tags(campaign=campaign)
     limit = campaign.max_docs_per_topic if max_docs is None else max_docs
     stamp = submitted_at or timezone.now()
-    expected_rows = sum(_file_size(p) for p in paths) // LINE_BYTES
     with transaction.atomic():
         group_obj = Group.objects.get_or_create(campaign=campaign, name=group)[0] if group else None
         next_priority = _first_priority(group_obj, priority, len(paths))
         runs: list[Run] = []
         reports: list[RunReport] = []
         refused = False
-        lines = _RunLines(expected_rows)
-        try:
-            # the checking thread gets its own copy: tags of this batch are added here as files pass
-            checked_runs = _checked_runs(
-                paths, topics=topic_pks.keys(), max_docs=limit, taken_tags=dict(taken)
-            )
-            for done, (name, checked) in enumerate(zip(names, checked_runs, strict=True)):
-                report = checked.report
-                if filenames is not None:
-                    report.shown_as(name)
-                reports.append(report)
-                if report.ok and report.tag in taken:  # a tag used twice within this batch
-                    report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{report.tag}' {taken[report.tag]}")
-                refused = refused or not report.ok or checked.run is None
-                if not refused:
-                    assert checked.run is not None
-                    run = Run.objects.create(
-                        campaign=campaign,
-                        tag=report.tag,
-                        group=group_obj,
-                        priority=next_priority,
-                        original_filename=name[:255],
-                        submitted_at=stamp,
-                        topic_count=len(checked.run.topics),
-                        document_count=len(checked.run),
-                        warnings=report.render(Severity.WARNING),
-                    )
-                    lines.store(run, checked.run, topic_pks)
-                    runs.append(run)
-                    next_priority += 1
-                if report.tag:
-                    taken[report.tag] = f"is also the tag of {name}"
-                progress("importing runs", done + 1, len(paths))
-            if refused:
-                raise ImportRefused([line for r in reports for line in r.render()], reports)
-            lines.finish()
-        finally:
-            lines.close()
+        # the checking thread gets its own copy: tags of this batch are added here as files pass
+        checked_runs = _checked_runs(paths, topics=topic_pks.keys(), max_docs=limit, taken_tags=dict(taken))
+        for done, (name, checked) in enumerate(zip(names, checked_runs, strict=True)):
+            report = checked.report
+            if filenames is not None:
+                report.shown_as(name)
+            reports.append(report)
+            if report.ok and report.tag in taken:  # a tag used twice within this batch
+                report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{report.tag}' {taken[report.tag]}")
+            refused = refused or not report.ok or checked.run is None
+            if not refused:
+                assert checked.run is not None
+                run = Run.objects.create(
+                    campaign=campaign,
+                    tag=report.tag,
+                    group=group_obj,
+                    priority=next_priority,
+                    original_filename=name[:255],
+                    submitted_at=stamp,
+                    topic_count=len(checked.run.topics),
+                    document_count=len(checked.run),
+                    warnings=report.render(Severity.WARNING),
+                )
+                _store_lines(run, checked.run, topic_pks)
+                runs.append(run)
+                next_priority += 1
+            if report.tag:
+                taken[report.tag] = f"is also the tag of {name}"
+            progress("importing runs", done + 1, len(paths))
+        if refused:
+            raise ImportRefused([line for r in reports for line in r.render()], reports)
     return RunImportResult(runs, reports)
 
 
@@ -235,13 +224,6 @@ def run_import(
     return result.runs[0]
 
 
-def _file_size(path: PathLike) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0  # the check reports the file as unreadable
-
-
 def _first_priority(group: Group | None, priority: int | None, count: int) -> int:
     if group is None:
         return priority or 1
@@ -257,224 +239,10 @@ def _first_priority(group: Group | None, priority: int | None, count: int) -> in
     return priority
 
 
-# Rows per COPY chunk or per SQLite batch: large enough that per-batch overhead vanishes, small
-# enough that the Python objects of one batch (SQLite) stay a few tens of MB.
-INSERT_BATCH = 100_000
-# Rows per SQLite INSERT statement: one multi-row VALUES list binds 4 parameters a row (the run id
-# is a literal), far under SQLite's 32766; a statement per row (executemany) costs twice as much.
-SQLITE_ROWS_PER_STATEMENT = 1_000
-# Page cache of the importing SQLite connection while it writes (KiB, SQLite's negative form):
-# the rows are appended at the end of the table and its two indexes, so a modest cache holds
-# every page the import touches; the default 2 MB makes SQLite spill pages to the WAL and rewrite them.
-SQLITE_IMPORT_CACHE_KIB = 65_536
-# PostgreSQL maintains the two indexes of the run lines row by row at about 5 us a line, six times
-# what building them afresh costs. An import at least this large, into a table not already larger
-# than the import, drops the indexes inside its transaction and rebuilds them after the COPY.
-BULK_MIN_ROWS = 500_000
-BULK_LOCK_WAIT = "2s"  # wait at most this for the table's exclusive lock, else keep the indexes
-BULK_SORT_MEMORY = "512MB"  # the index rebuild's sort memory, for the import's transaction only
-LINE_BYTES = 40  # a typical run line's size, to estimate an import's rows from its files
-HEAP_ROW_BYTES = 70  # a stored run line's size in PostgreSQL's heap, to estimate the table's rows
-_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # header with no flags and no extension
-_COPY_TRAILER = b"\xff\xff"
-RUN_COLUMNS = ("run", "topic", "rank", "docno", "score")
-
-
-class _RunLines:
-    """Writes the lines of an import's runs, in the import's transaction.
-
-    Every run is stored from the arrays of its parsed file (topic ids, ranks, fixed-width docnos,
-    scores), with no Python object per line on PostgreSQL (binary COPY built by numpy) and a few
-    per line on SQLite (the parameters of multi-row INSERTs). :meth:`finish` must run before the
-    transaction commits; an exception instead rolls everything back, index changes included
-    (PostgreSQL's DDL is transactional), so a refused or failed import leaves nothing behind.
-    """
-
-    def __init__(self, expected_rows: int) -> None:
-        self.vendor = connection.vendor
-        self.table, self.columns = columns_of(RunDocument, RUN_COLUMNS)
-        self.restore: list[str] = []  # PostgreSQL: the statements that rebuild dropped indexes
-        self.sqlite_cache: int | None = None
-        connection.ensure_connection()
-        if self.vendor == "postgresql" and expected_rows >= BULK_MIN_ROWS:
-            self.restore = _pg_drop_indexes(self.table, expected_rows)
-        elif self.vendor == "sqlite":
-            raw = connection.connection
-            self.sqlite_cache = int(raw.execute("PRAGMA cache_size").fetchone()[0])
-            raw.execute(f"PRAGMA cache_size = {-SQLITE_IMPORT_CACHE_KIB}")
-
-    def store(self, run: Run, ranked: RankedRun, topic_pks: dict[str, int]) -> None:
-        """Insert a run's lines at their canonical ranks (``ranked`` is in canonical order)."""
-        sizes = np.diff(ranked.offsets)
-        topic_ids = np.repeat(np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64), sizes)
-        ranks = np.arange(len(ranked), dtype=np.int64) - np.repeat(ranked.offsets[:-1], sizes) + 1
-        lines = _Lines(topic_ids, ranks, ranked.docnos, ranked.scores)
-        write = _copy_rows if self.vendor == "postgresql" else _insert_rows
-        write(self.table, self.columns, run.pk, lines)
-        run_ids = np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64)
-        block_write(run.pk, arrays_blob(run_ids, sizes, ranked.docnos, ranked.scores))
-
-    def finish(self) -> None:
-        """Rebuild what was dropped (every line is in): the indexes check their constraints again."""
-        with connection.cursor() as cursor:
-            if self.restore:
-                # sort the index entries in memory: PostgreSQL's default (64 MB) spills a few
-                # million lines to disk; SET LOCAL ends with the import's transaction
-                cursor.execute("SELECT set_config('maintenance_work_mem', %s, true)", [BULK_SORT_MEMORY])
-            for sql in self.restore:
-                cursor.execute(sql)
-        self.restore = []
-
-    def close(self) -> None:
-        """Give the connection its own page cache back (on success and failure alike)."""
-        if self.sqlite_cache is not None:
-            with contextlib.suppress(DatabaseError):
-                connection.connection.execute(f"PRAGMA cache_size = {self.sqlite_cache}")
-            self.sqlite_cache = None
-
-
-def _pg_drop_indexes(table: str, expected_rows: int) -> list[str]:
-    """Drop the run lines' indexes for a bulk load, when that pays and is safe: the statements that
-    rebuild them, or none (the indexes are kept).
-
-    It pays when the table holds no more lines than the import brings (rebuilding costs in
-    proportion to the whole table). It is safe inside the import's transaction: the exclusive lock
-    keeps every other session waiting rather than seeing the table without its indexes, and a
-    rollback restores them. A lock not granted within :data:`BULK_LOCK_WAIT` (a long read
-    elsewhere) keeps the indexes, as does a foreign key pointing at the table.
-    """
-    name = table.strip('"')
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_relation_size(%s::regclass)", [name])
-        if int(cursor.fetchone()[0]) // HEAP_ROW_BYTES > expected_rows:
-            return []
-        cursor.execute("SELECT count(*) FROM pg_constraint WHERE confrelid = %s::regclass", [name])
-        if int(cursor.fetchone()[0]):
-            return []
-        cursor.execute(
-            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
-            "WHERE conrelid = %s::regclass AND contype IN ('p', 'u') ORDER BY contype, conname",
-            [name],
-        )
-        constraints = [(str(n), str(d)) for n, d in cursor.fetchall()]
-        cursor.execute(
-            "SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index i "
-            "WHERE i.indrelid = %s::regclass "
-            "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid) "
-            "ORDER BY 1",
-            [name],
-        )
-        indexes = [(str(n), str(d)) for n, d in cursor.fetchall()]
-        quote = connection.ops.quote_name
-        try:
-            with transaction.atomic():  # a savepoint: a lock refused in time changes nothing
-                cursor.execute("SELECT current_setting('lock_timeout')")
-                wait = str(cursor.fetchone()[0])
-                cursor.execute("SELECT set_config('lock_timeout', %s, true)", [BULK_LOCK_WAIT])
-                cursor.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-                cursor.execute("SELECT set_config('lock_timeout', %s, true)", [wait])
-                for conname, _ in constraints:
-                    cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {quote(conname)}")
-                for index, _ in indexes:
-                    cursor.execute(f"DROP INDEX {index}")
-        except OperationalError:
-            return []
-    return [
-        *(f"ALTER TABLE {table} ADD CONSTRAINT {quote(n)} {d}" for n, d in constraints),
-        *(d for _, d in indexes),
-    ]
-
-
-class _Lines(NamedTuple):
-    """A run's lines to store, in canonical order: one entry per line in each array."""
-
-    topic_ids: np.ndarray
-    ranks: np.ndarray
-    docnos: np.ndarray
-    scores: np.ndarray
-
-
-def _insert_rows(table: str, columns: str, run_pk: int, lines: _Lines) -> None:
-    """SQLite: multi-row INSERTs of :data:`SQLITE_ROWS_PER_STATEMENT` lines, a batch at a time.
-
-    The parameters of a batch are one flat list filled column by column by slice assignment (C
-    loops), and the statements go straight to the sqlite3 connection (Django's wrapper would
-    rewrite every statement's placeholders); SQLite releases the GIL while it writes, so the next
-    file is parsed meanwhile.
-    """
-    raw = connection.connection
-    per = max(1, min(SQLITE_ROWS_PER_STATEMENT, INSERT_BATCH))
-    head = f"INSERT INTO {table} ({columns}) VALUES "
-    row = f"({int(run_pk)},?,?,?,?)"
-    full = head + ",".join([row] * per)
-    for a in range(0, len(lines.ranks), INSERT_BATCH):
-        b = min(len(lines.ranks), a + INSERT_BATCH)
-        params: list[object] = [None] * (4 * (b - a))
-        params[0::4] = lines.topic_ids[a:b].tolist()
-        params[1::4] = lines.ranks[a:b].tolist()
-        params[2::4] = _as_text(lines.docnos[a:b])
-        params[3::4] = lines.scores[a:b].tolist()
-        for c in range(0, b - a, per):
-            d = min(b - a, c + per)
-            sql = full if d - c == per else head + ",".join([row] * (d - c))
-            raw.execute(sql, params[4 * c : 4 * d])
-
-
-def _as_text(docnos: np.ndarray) -> list[str]:
-    """Fixed-width docnos as str (validation guaranteed UTF-8): tolist() drops the padding."""
-    return list(map(bytes.decode, docnos.tolist()))
-
-
-def _copy_rows(table: str, columns: str, run_pk: int, lines: _Lines) -> None:
-    sql = f"COPY {table} ({columns}) FROM STDIN (FORMAT BINARY)"
-    # Django's cursor wrapper does not expose psycopg's copy(); the cursor it wraps does
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        copy.write(_COPY_SIGNATURE)
-        for a in range(0, len(lines.ranks), INSERT_BATCH):
-            b = a + INSERT_BATCH
-            part = _Lines(*(column[a:b] for column in lines))
-            copy.write(_binary_records(run_pk, part))
-        copy.write(_COPY_TRAILER)
-
-
-def _binary_records(run_pk: int, lines: _Lines) -> bytes:
-    """Rows in PostgreSQL's binary COPY format, built by numpy rather than row by row in Python.
-
-    A binary row is a field count then (length, big-endian value) per field. The docno is the only
-    variable-length field, so rows are built in one fixed-layout record array per docno length;
-    the order of rows in a COPY does not matter.
-    """
-    topic_ids, ranks, docnos, scores = lines
-    width = docnos.dtype.itemsize
-    chars = np.ascontiguousarray(docnos).view(np.uint8).reshape(len(docnos), width)
-    lengths = (chars != 0).sum(axis=1)  # tokens never hold NUL bytes, so this is each docno's length
-    parts = []
-    for length in np.unique(lengths).tolist():
-        rows = np.flatnonzero(lengths == length)
-        layout = np.dtype(
-            [
-                ("fields", ">i2"),
-                ("run_len", ">i4"),
-                ("run", ">i8"),
-                ("topic_len", ">i4"),
-                ("topic", ">i8"),
-                ("rank_len", ">i4"),
-                ("rank", ">i4"),
-                ("docno_len", ">i4"),
-                ("docno", f"S{length}"),
-                ("score_len", ">i4"),
-                ("score", ">f8"),
-            ]
-        )
-        rec = np.empty(len(rows), dtype=layout)
-        rec["fields"] = 5
-        rec["run_len"], rec["run"] = 8, run_pk
-        rec["topic_len"], rec["topic"] = 8, topic_ids[rows]
-        rec["rank_len"], rec["rank"] = 4, ranks[rows]
-        rec["docno_len"], rec["docno"] = length, docnos[rows]
-        rec["score_len"], rec["score"] = 8, scores[rows]
-        parts.append(rec.tobytes())
-    return b"".join(parts)
+def _store_lines(run: Run, ranked: RankedRun, topic_pks: dict[str, int]) -> None:
+    """Store a run's lines as its block: the parsed arrays (``ranked`` is in canonical order)."""
+    topic_ids = np.array([topic_pks[t] for t in ranked.topics], dtype=np.int64)
+    block_write(run.pk, arrays_blob(topic_ids, np.diff(ranked.offsets), ranked.docnos, ranked.scores))
 
 
 # ---------------------------------------------------------------------------------------- documents
@@ -491,6 +259,13 @@ class DocumentImportResult:
 
 
 DOCUMENT_BATCH = 2_000
+
+
+def _file_size(path: PathLike) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # the reader reports the file as unreadable
 
 
 @transaction.atomic

@@ -11,8 +11,7 @@ from django.utils import timezone
 
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign, Topic
-from campaigns.services.bulk import rows_insert
-from campaigns.services.imports import _as_text
+from campaigns.services.bulk import docnos_as_text, rows_insert
 from pooling.models import Pool, PoolDocument
 from pooling.selectors import pool_rankings
 from pooling.spec import PoolSpec
@@ -108,7 +107,7 @@ def _store_documents(pool: Pool, core: PoolSelection, progress: ProgressCallback
             repeat(pool.pk),
             repeat(topic_ids[topic]),
             range(1, b - a + 1),
-            _as_text(core.docnos[a:b]),
+            docnos_as_text(core.docnos[a:b]),
             sampled[a:b],
             [x.decode() for x in strata[a:b].tolist()],
             iprobs[a:b],

@@ -11,11 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-import campaigns.services.imports
 from campaigns.errors import ImportRefused
-from campaigns.models import Campaign, Group, Run, RunDocument, Topic
+from campaigns.models import Campaign, Group, Run, RunArrays, Topic
 from campaigns.selectors import run_ranking, runs_check
 from campaigns.services import run_import, runs_import
+from campaigns.stored_runs import run_lines
 from campaigns.validation import Code
 from trec import read_run
 
@@ -52,11 +52,14 @@ def write(folder: Path, name: str, content: str | bytes) -> Path:
 
 
 def lines_of(run: Run) -> list[tuple[str, int, str, float]]:
-    return list(
-        RunDocument.objects.filter(run=run)
-        .order_by("topic__number", "rank")
-        .values_list("topic__number", "rank", "docno", "score")
-    )
+    """The run's stored lines as (topic, rank, docno, score), read from its block."""
+    numbers = dict(Topic.objects.values_list("id", "number"))
+    stored = run_lines(run.pk)
+    topics = np.repeat(stored.topic_ids, stored.counts).tolist()
+    starts = np.repeat(np.cumsum(stored.counts) - stored.counts, stored.counts)
+    ranks = (np.arange(len(topics)) - starts + 1).tolist()
+    lines = zip(topics, ranks, stored.docnos.tolist(), stored.scores.tolist(), strict=True)
+    return sorted((numbers[t], r, d.decode(), s) for t, r, d, s in lines)
 
 
 def snapshot() -> tuple[list[tuple[object, ...]], ...]:
@@ -64,7 +67,7 @@ def snapshot() -> tuple[list[tuple[object, ...]], ...]:
     return (
         sorted(Run.objects.values_list("id", "tag", "group_id", "priority", "document_count")),
         sorted(Group.objects.values_list("id", "name")),
-        sorted(RunDocument.objects.values_list("run_id", "topic_id", "rank", "docno", "score")),
+        sorted((r, bytes(d)) for r, d in RunArrays.objects.values_list("run_id", "data")),
     )
 
 
@@ -81,13 +84,9 @@ def test_a_run_is_stored_at_its_canonical_ranks(campaign: Campaign, runs_dir: Pa
     ]
 
 
-def test_stored_runs_read_back_exactly_as_the_file_reads(
-    campaign: Campaign, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(campaigns.services.imports, "INSERT_BATCH", 37)  # many batches, one cut mid-topic
+def test_stored_runs_read_back_exactly_as_the_file_reads(campaign: Campaign, runs_dir: Path) -> None:
     rng = np.random.default_rng(5)
-    # scores that only a double holds (float32 would merge them), docnos of mixed lengths and scripts,
-    # which the PostgreSQL path writes in one binary record layout per docno length
+    # scores that only a double holds (float32 would merge them), docnos of mixed lengths and scripts
     docnos = [f"doc-{i}" + "x" * int(rng.integers(0, 5)) for i in range(300)] + ["été", "文書"]
     lines = []
     for topic in ("51", "53"):
@@ -245,87 +244,32 @@ def test_import_runs_command_exits_2_with_the_report(campaign: Campaign, runs_di
     assert not Run.objects.exists()
 
 
-# ------------------------------------------------------------------ the bulk paths of each database
+# ------------------------------------------------------------------------------- the stored block
 
 
-def _index_definitions() -> list[str]:
+def test_each_run_is_stored_as_one_block_and_nothing_else(campaign: Campaign, runs_dir: Path) -> None:
     from django.db import connection
 
-    table = RunDocument._meta.db_table
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = %s ORDER BY indexname", [table])
-        else:
-            cursor.execute("SELECT sql FROM sqlite_master WHERE tbl_name = %s ORDER BY name", [table])
-        return [str(r[0]) for r in cursor.fetchall()]
+    runs = runs_import(
+        campaign=campaign,
+        paths=[write(runs_dir, f"{t}.run", GOOD.replace("bm25", t)) for t in ("a", "b")],
+    ).runs
+    assert sorted(RunArrays.objects.values_list("run_id", flat=True)) == sorted(r.pk for r in runs)
+    # the line rows of earlier versions are gone from the schema (campaigns 0006)
+    assert "pooling_rundocument" not in connection.introspection.table_names()
+    assert lines_of(runs[1]) == [
+        ("51", 1, "long-docno-7", 0.5),
+        ("51", 2, "d1", 0.5),
+        ("51", 3, "d3", 0.1),
+        ("52", 1, "d1", 2.0),
+    ]
 
 
-def test_sqlite_keeps_run_lines_clustered_on_their_key(campaign: Campaign, runs_dir: Path) -> None:
-    from django.db import connection
-
-    if connection.vendor != "sqlite":
-        pytest.skip("WITHOUT ROWID is SQLite's (PostgreSQL keeps a heap and its indexes)")
-    table_sql = next(d for d in _index_definitions() if d.startswith("CREATE TABLE"))
-    assert table_sql.rstrip().upper().endswith("WITHOUT ROWID")
-    run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
-    assert lines_of(run)[0] == ("51", 1, "long-docno-7", 0.5)  # the tie goes to the greater docno
-
-
-def test_a_bulk_import_on_postgresql_rebuilds_its_indexes_and_still_enforces_them(
-    campaign: Campaign, runs_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from django.db import IntegrityError, connection, transaction
-
-    if connection.vendor != "postgresql":
-        pytest.skip("the indexes are dropped and rebuilt around a COPY on PostgreSQL only")
-    monkeypatch.setattr(campaigns.services.imports, "BULK_MIN_ROWS", 1)  # every import is a bulk load
-    before = _index_definitions()
-    assert len(before) >= 1  # the (run, topic, rank) key
-    run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
-    assert _index_definitions() == before
-    assert len(lines_of(run)) == 4
-    stored = snapshot()
-    with pytest.raises(ImportRefused):  # the second file is refused: nothing of the first is kept
-        runs_import(
-            campaign=campaign,
-            paths=[
-                write(runs_dir, "b.run", GOOD.replace("bm25", "b")),
-                write(runs_dir, "c.run", "51 Q0 x 1 1.0 c\n51 Q0 x 2 0.5 c\n"),
-            ],
-        )
-    assert snapshot() == stored
-    assert _index_definitions() == before
-    topic = Topic.objects.get(campaign=campaign, number="51")
-    with pytest.raises(IntegrityError), transaction.atomic():  # the key is back
-        RunDocument.objects.create(run=run, topic=topic, rank=1, docno="other", score=0.0)
-
-
-def test_a_run_reads_back_the_same_from_its_arrays_and_from_its_lines(
-    campaign: Campaign, runs_dir: Path
-) -> None:
-    from campaigns.models import RunArrays
-
-    rng = np.random.default_rng(11)
-    lines = []
-    for topic in ("51", "52", "53"):
-        for rank, d in enumerate(rng.permutation(200).tolist(), start=1):
-            score = float(rng.integers(0, 20)) / 7 + 1e-13 * rank  # ties, and scores only a double holds
-            lines.append(f"{topic} Q0 D{d}{'x' * (d % 4)} {rank} {score!r} arr")
-    path = write(runs_dir, "arr.run", "\n".join(lines) + "\n")
-    run = run_import(campaign=campaign, path=path)
-    assert RunArrays.objects.filter(run=run).exists()  # the import wrote the block
-    expected = read_run(path)
-    from_block = {d: run_ranking(run=run, depth=d) for d in (None, 1, 7)}
-    RunArrays.objects.filter(run=run).delete()  # as a run imported before the block existed
-    from_lines = {d: run_ranking(run=run, depth=d) for d in (None, 1, 7)}
-    for d in (None, 1, 7):
-        a, b = from_block[d], from_lines[d]
-        assert a.topics == b.topics == expected.topics
-        assert a.offsets.tolist() == b.offsets.tolist()
-        assert a.docnos.tolist() == b.docnos.tolist()
-        assert a.scores.tobytes() == b.scores.tobytes()  # bit for bit
-        for topic in a.topics:
-            assert a.ranking(topic) == expected.ranking(topic)[: d or None]
+def test_a_run_without_a_block_reads_as_no_lines(campaign: Campaign) -> None:
+    """Only code outside the import creates such a run (a fixture, the admin): it ranks nothing."""
+    run = Run.objects.create(campaign=campaign, tag="empty", submitted_at=timezone.now())
+    ranking = run_ranking(run=run)
+    assert (ranking.topics, len(ranking)) == ((), 0)
 
 
 def test_a_deleted_topic_leaves_the_runs_arrays_too(campaign: Campaign, runs_dir: Path) -> None:
@@ -339,7 +283,7 @@ def test_a_deleted_topic_leaves_the_runs_arrays_too(campaign: Campaign, runs_dir
 def test_a_docno_twice_in_a_topic_is_refused_before_anything_is_written(
     campaign: Campaign, runs_dir: Path
 ) -> None:
-    """Validation is what keeps a docno once per (run, topic): the table has no index for it."""
+    """Validation is what keeps a docno once per (run, topic) in the stored block."""
     before = snapshot()
     with pytest.raises(ImportRefused) as refused:
         run_import(campaign=campaign, path=write(runs_dir, "dup.run", GOOD + "52 Q0 d1 2 1.0 bm25\n"))

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import RestrictedError
 from django.utils import timezone
 
-from campaigns.models import Campaign, Document, Group, Run, RunDocument, Topic
+from campaigns.models import Campaign, Document, Group, Run, RunArrays, Topic
 
 pytestmark = pytest.mark.django_db
 
@@ -72,15 +72,10 @@ def test_group_names_are_unique_per_campaign(campaign: Campaign) -> None:
     assert violates(lambda: Group.objects.create(campaign=campaign, name="team"))
 
 
-def test_a_run_lists_its_lines_at_distinct_positive_ranks(run: Run, topic: Topic) -> None:
-    # a docno once per topic is the validator's rule, checked before anything is written
-    # (tests/campaigns/test_import_runs.py): the table keeps no index for it
-    RunDocument.objects.create(run=run, topic=topic, rank=1, docno="d1", score=2.0)
-    assert violates(lambda: RunDocument.objects.create(run=run, topic=topic, rank=1, docno="d2", score=1.0))
-    assert violates(lambda: RunDocument.objects.create(run=run, topic=topic, rank=0, docno="d3", score=1.0))
-    assert not violates(
-        lambda: RunDocument.objects.create(run=run, topic=topic, rank=2, docno="d2", score=1.0)
-    )
+def test_a_run_has_one_block_of_lines(run: Run) -> None:
+    # what a block holds is the import's (tests/campaigns/test_import_runs.py); one per run is the key's
+    RunArrays.objects.create(run=run, data=b"first")
+    assert violates(lambda: RunArrays.objects.create(run=run, data=b"second"))
 
 
 def test_documents_are_unique_per_campaign(campaign: Campaign) -> None:
@@ -104,19 +99,19 @@ def test_docnos_sort_in_byte_order_on_every_database(campaign: Campaign) -> None
 
 def test_deleting_a_run_removes_its_lines_only(run: Run, topic: Topic, campaign: Campaign) -> None:
     other = Run.objects.create(campaign=campaign, tag="other", submitted_at=timezone.now())
-    RunDocument.objects.create(run=run, topic=topic, rank=1, docno="d1", score=1.0)
-    RunDocument.objects.create(run=other, topic=topic, rank=1, docno="d1", score=1.0)
+    RunArrays.objects.create(run=run, data=b"lines")
+    RunArrays.objects.create(run=other, data=b"lines")
     run.delete()
-    assert list(RunDocument.objects.values_list("run__tag", flat=True)) == ["other"]
+    assert list(RunArrays.objects.values_list("run__tag", flat=True)) == ["other"]
 
 
 def test_deleting_a_campaign_removes_all_of_its_data(run: Run, topic: Topic, campaign: Campaign) -> None:
     team = Group.objects.create(campaign=campaign, name="team")
     Run.objects.create(campaign=campaign, tag="grouped", group=team, submitted_at=timezone.now())
-    RunDocument.objects.create(run=run, topic=topic, rank=1, docno="d1", score=1.0)
+    RunArrays.objects.create(run=run, data=b"lines")
     Document.objects.create(campaign=campaign, docno="d1", text="t")
     campaign.delete()
-    for model in (Topic, Group, Run, RunDocument, Document):
+    for model in (Topic, Group, Run, RunArrays, Document):
         assert not model.objects.exists(), model
 
 

@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from campaigns.models import Campaign, Run, RunDocument, Topic
+from campaigns.models import Campaign, Run, RunArrays, Topic
+from campaigns.stored_runs import run_lines
 from jobs.models import Job
 from tests.campaigns.conftest import api_job, api_problems, follow_job, result
 
@@ -59,13 +60,13 @@ def test_a_normal_trec_run_uploads_through_the_api(api: APIClient, fifty: Campai
     )
     done = api_job(api, response)
     assert done["status"] == "done", done["errors"]
-    assert RunDocument.objects.filter(run__tag="big").count() == 50_000
+    assert len(run_lines(Run.objects.get(tag="big").pk).scores) == 50_000
 
 
 def test_a_normal_trec_run_uploads_through_the_page(web: Client, fifty: Campaign) -> None:
     job = follow_job(web, page_post(web, fifty, {"what": "runs", "files": [big_run()]}))
     assert job.status == Job.Status.DONE, job.errors
-    assert RunDocument.objects.filter(run__tag="big").count() == 50_000
+    assert len(run_lines(Run.objects.get(tag="big").pk).scores) == 50_000
 
 
 def test_forty_runs_in_one_request_upload_through_the_api(api: APIClient, fifty: Campaign) -> None:
@@ -116,7 +117,7 @@ def test_a_gzip_bomb_is_refused_by_name_and_nothing_is_stored(
         web, page_post(web, fifty, {"what": "runs", "files": [SimpleUploadedFile("bomb.run.gz", bomb)]})
     )
     assert job.errors == done["errors"]
-    assert not Run.objects.exists() and not RunDocument.objects.exists()
+    assert not Run.objects.exists() and not RunArrays.objects.exists()
 
 
 @pytest.mark.parametrize(

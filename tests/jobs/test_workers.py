@@ -16,7 +16,7 @@ from django.db import connection
 from django.tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from campaigns.models import Campaign, Run, RunDocument
+from campaigns.models import Campaign, Run, RunArrays
 from campaigns.services import campaign_create, campaign_import_enqueue, runs_import, topics_import
 from jobs.models import Job
 from jobs.selectors import job_status
@@ -133,9 +133,9 @@ def test_work_of_a_killed_worker_fails_and_leaves_nothing_behind(
         path = tmp_path / f"p{i}.run"
         path.write_bytes(run_text(f"p{i}", 11 + i))
         runs_import(campaign=big, paths=[path])
-    documents = RunDocument.objects.count()
+    blocks = sorted(RunArrays.objects.values_list("run_id", flat=True))
 
-    # 1. an import, killed half-way through its files (rows of the first ones written, uncommitted)
+    # 1. an import, killed half-way through its files (blocks of the first ones written, uncommitted)
     importing = campaign_import_enqueue(campaign=big, user=olga, what="runs", files=big_runs("k"))
     first = worker_process()
     wait_for("the import got half-way", lambda: mid_way(importing, "importing runs"), 60, first)
@@ -162,7 +162,7 @@ def test_work_of_a_killed_worker_fails_and_leaves_nothing_behind(
     assert f":{first.pid})" in importing.errors[0]
     assert not job_folder(importing.id).exists()  # its uploads are gone
     assert not Run.objects.filter(campaign=big, tag__startswith="k").exists()
-    assert RunDocument.objects.count() == documents
+    assert sorted(RunArrays.objects.values_list("run_id", flat=True)) == blocks
     task = DBTaskResult.objects.get(pk=importing.task_id)
     assert task.status == TaskResultStatus.FAILED and "interrupted" in task.traceback
 
