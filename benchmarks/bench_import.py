@@ -57,16 +57,16 @@ def manage(env: dict[str, str], *args: str) -> None:
     )
 
 
-def fresh_sqlite(workdir: Path) -> tuple[dict[str, str], str]:
+def fresh_sqlite(workdir: Path) -> dict[str, str]:
     path = workdir / "bench.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["WORKBENCH_SQLITE_PATH"] = str(path)
-    return env, str(path)
+    return env
 
 
-def fresh_postgres(server_url: str) -> tuple[dict[str, str], str]:
+def fresh_postgres(server_url: str) -> dict[str, str]:
     import psycopg
 
     with psycopg.connect(server_url, autocommit=True) as con:
@@ -74,7 +74,7 @@ def fresh_postgres(server_url: str) -> tuple[dict[str, str], str]:
         con.execute(f"CREATE DATABASE {BENCH_DB}")
     parts = urlsplit(server_url)
     url = urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
-    return {**os.environ, "DATABASE_URL": url}, url
+    return {**os.environ, "DATABASE_URL": url}
 
 
 # every stored line, counted through the workbench's own reader of stored runs (blocks decoded)
@@ -117,10 +117,7 @@ def timed_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int,
 def bench(database: str, runs: list[Path], workdir: Path, repeat: int, server_url: str) -> Result:
     times, peak, lines, note = [], 0.0, 0, ""
     for _ in range(repeat):
-        if database == "sqlite":
-            env, _ = fresh_sqlite(workdir)
-        else:
-            env, _ = fresh_postgres(server_url)
+        env = fresh_sqlite(workdir) if database == "sqlite" else fresh_postgres(server_url)
         manage(env, "migrate", "-v0")
         manage(env, "import_topics", "bench", str(workdir / "topics.tsv"), "--create")
         cmd = [sys.executable, "manage.py", "import_runs", "bench", *map(str, runs), "--progress", "off"]

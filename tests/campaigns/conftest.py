@@ -4,12 +4,15 @@ organizer's browser and script clients, uploads, jobs, and the refusals of eithe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -85,3 +88,20 @@ def page_problems(response: Any) -> list[str]:
         return [str(m) for m in get_messages(response.wsgi_request) if m.level_tag == "error"]
     errors = response.context["errors"]
     return [line for lines in errors.values() for line in lines] if isinstance(errors, dict) else list(errors)
+
+
+# ------------------------------------------------------------------------------------ migrations
+
+
+def migrate_to(targets: Sequence[tuple[str, str | None]]) -> MigrationExecutor:
+    """Migrate the test database to ``targets`` (forward or back); the executor, whose loader gives
+    the historical models at any node (``executor.loader.project_state(nodes).apps``)."""
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor
+
+
+def latest_migrations() -> list[tuple[str, str]]:
+    """Every app's last migration: where a migration test puts the database back."""
+    return MigrationExecutor(connection).loader.graph.leaf_nodes()

@@ -8,12 +8,10 @@ must be found through today's models, with its relations, and permissions keep t
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from campaigns.models import Campaign, Document, Group, Membership, QrelsSet, Run, RunArrays, Topic
@@ -22,6 +20,7 @@ from jobs.models import Job
 from judging.models import Assignment, AssignmentItem, Grade, Judgment
 from metrics.models import Evaluation, EvaluationRun
 from pooling.models import Pool, PoolDocument
+from tests.campaigns.conftest import latest_migrations, migrate_to
 
 BEFORE_THE_MOVE = [
     ("pooling", "0002_pools_memberships_qrels"),
@@ -34,13 +33,6 @@ BEFORE_THE_MOVE = [
 # the campaigns app did not exist yet: undoing all of its migrations also undoes the changes its
 # later ones made to the moved tables (the run lines' table dropped by campaigns 0006, say)
 UNDO_THE_MOVE = [("campaigns", None), *BEFORE_THE_MOVE]
-
-
-def _migrate(targets: Sequence[tuple[str, str | None]]) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor
 
 
 def _fill_old_schema(executor: MigrationExecutor) -> dict[str, int]:
@@ -96,10 +88,10 @@ def _fill_old_schema(executor: MigrationExecutor) -> dict[str, int]:
 
 @pytest.mark.django_db(transaction=True)
 def test_every_row_written_before_the_move_is_found_after_it() -> None:
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    latest = latest_migrations()
     try:
-        ids = _fill_old_schema(_migrate(UNDO_THE_MOVE))
-        _migrate(latest)
+        ids = _fill_old_schema(migrate_to(UNDO_THE_MOVE))
+        migrate_to(latest)
 
         camp = Campaign.objects.get(pk=ids["campaign"])
         assert camp.slug == "robust" and Campaign._meta.db_table == "pooling_campaign"
@@ -132,23 +124,23 @@ def test_every_row_written_before_the_move_is_found_after_it() -> None:
         assert not RunArrays.objects.exists()
         assert not Judgment.objects.exists() and not Pool.objects.exists()
     finally:
-        _migrate(latest)
+        migrate_to(latest)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_permissions_follow_the_models_to_their_new_app() -> None:
     """Content types are relabelled, not recreated: a permission granted before the move still
     means 'may create campaigns' after it."""
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    latest = latest_migrations()
     organizer = User.objects.create(username="org")
     organizer.user_permissions.add(Permission.objects.get(codename="add_campaign"))
     try:
-        _migrate(UNDO_THE_MOVE)
+        migrate_to(UNDO_THE_MOVE)
         assert ContentType.objects.filter(app_label="pooling", model="campaign").exists()
         assert not ContentType.objects.filter(app_label="campaigns", model="campaign").exists()
-        _migrate(latest)
+        migrate_to(latest)
         ContentType.objects.clear_cache()
         assert ContentType.objects.get(app_label="campaigns", model="campaign")
         assert User.objects.get(pk=organizer.pk).has_perm("campaigns.add_campaign")
     finally:
-        _migrate(latest)
+        migrate_to(latest)

@@ -8,13 +8,14 @@ migrated forward and back; every line must read the same, bit for bit.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from campaigns.models import Run, RunArrays
 from campaigns.selectors import run_ranking
+from tests.campaigns.conftest import latest_migrations, migrate_to
 
 BEFORE = [("campaigns", "0005_rundocument_docno_by_validation")]
 TABLE = "pooling_rundocument"
@@ -26,11 +27,9 @@ LINES = {
 }
 
 
-def _migrate(targets: list[tuple[str, str]]) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor
+def _apps_before() -> Any:
+    """The database migrated back to campaigns 0005, and that schema's historical models."""
+    return migrate_to(BEFORE).loader.project_state(BEFORE).apps
 
 
 def _rows(apps: object) -> list[tuple[str, str, int, str, float]]:
@@ -41,9 +40,9 @@ def _rows(apps: object) -> list[tuple[str, str, int, str, float]]:
 
 @pytest.mark.django_db(transaction=True)
 def test_rows_become_blocks_and_come_back_as_the_same_rows() -> None:
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    latest = latest_migrations()
     try:
-        old = _migrate(BEFORE).loader.project_state(BEFORE).apps
+        old = _apps_before()
         Campaign_ = old.get_model("campaigns", "Campaign")
         Topic_ = old.get_model("campaigns", "Topic")
         Run_ = old.get_model("campaigns", "Run")
@@ -62,7 +61,7 @@ def test_rows_become_blocks_and_come_back_as_the_same_rows() -> None:
                 )
         before = _rows(old)
 
-        _migrate(latest)
+        migrate_to(latest)
         assert TABLE not in connection.introspection.table_names()
         ranked = run_ranking(run=Run.objects.get(tag="rows"))
         assert ranked.topics == ("51", "52")
@@ -74,22 +73,22 @@ def test_rows_become_blocks_and_come_back_as_the_same_rows() -> None:
         assert RunArrays.objects.filter(run=empty).exists()  # every run has a block, even with no lines
         assert len(run_ranking(run=empty)) == 0
 
-        back = _migrate(BEFORE).loader.project_state(BEFORE).apps
+        back = _apps_before()
         assert _rows(back) == before
         if connection.vendor == "sqlite":  # clustered on its key again, as migration 0003 made it
             with connection.cursor() as cursor:
                 cursor.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = %s", [TABLE])
                 assert str(cursor.fetchone()[0]).rstrip().upper().endswith("WITHOUT ROWID")
     finally:
-        _migrate(latest)
+        migrate_to(latest)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_that_already_has_a_block_keeps_it() -> None:
     """Runs imported since migration 0004 have both: the block is what they were read from, kept as is."""
-    latest = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    latest = latest_migrations()
     try:
-        old = _migrate(BEFORE).loader.project_state(BEFORE).apps
+        old = _apps_before()
         camp = old.get_model("campaigns", "Campaign").objects.create(name="C", slug="c")
         topic = old.get_model("campaigns", "Topic").objects.create(campaign=camp, number="1", title="t")
         now = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
@@ -98,7 +97,7 @@ def test_a_run_that_already_has_a_block_keeps_it() -> None:
             run=run, topic=topic, rank=1, docno="d", score=1.0
         )
         old.get_model("campaigns", "RunArrays").objects.create(run=run, data=b"the import's own block")
-        _migrate(latest)
+        migrate_to(latest)
         assert bytes(RunArrays.objects.get(run_id=run.pk).data) == b"the import's own block"
     finally:
-        _migrate(latest)
+        migrate_to(latest)
