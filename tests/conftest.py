@@ -120,6 +120,16 @@ class WorkerProcess:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
+    def wait_started(self, timeout: float = 60.0) -> None:
+        """Wait until the worker has set Django up and begun polling for tasks (its log says so)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while "Starting worker" not in self.output():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"worker {self.pid} did not start: {self.output()[-2000:]}")
+            time.sleep(0.05)
+
     def kill(self) -> None:
         """``kill -9``: no cleanup of any kind."""
         import signal

@@ -79,9 +79,13 @@ def committed(transactional_db: None, campaign: Campaign, tmp_path: Path) -> Cam
 def test_two_worker_processes_share_the_parts_of_one_evaluation(
     committed: Campaign, worker_process: Callable[..., WorkerProcess]
 ) -> None:
-    job = evaluation_enqueue(campaign=committed, source=reference_source(committed), user=None)
     env = {"WORKBENCH_EVALUATION_PART_RUNS": "1"}
     workers = [worker_process(env), worker_process(env)]
+    # both polling before there is work: otherwise the first one up can run every part (each takes
+    # milliseconds) while the other is still starting Django
+    for worker in workers:
+        worker.wait_started()
+    job = evaluation_enqueue(campaign=committed, source=reference_source(committed), user=None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not Job.objects.get(pk=job.pk).finished:
         time.sleep(0.05)
