@@ -12,7 +12,7 @@ import io
 import re
 import struct
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -159,19 +159,37 @@ def _server_bound_cursor() -> Iterator[Any]:
 def run_block(run_pk: int) -> bytes | None:
     """The run's stored array block (None for a run created without lines, which only code
     outside the import does): read on the thread that holds the database connection, decoded by
-    :func:`lines_from_block` on any.
+    :func:`lines_from_block` on any. :func:`run_blocks` reads many."""
+    return next(run_blocks([run_pk]))[1]
 
-    On PostgreSQL the block comes in psycopg's binary format: the text format sends a bytea as
+
+BATCH = 8  # blocks per query in run_blocks: 8 blocks of the large workload are about 25 MB
+
+
+def run_blocks(run_pks: Sequence[int], *, batch: int = BATCH) -> Iterator[tuple[int, bytes | None]]:
+    """``(pk, block)`` of each run, in the order given, ``batch`` runs per query (a query a run
+    costs a round trip each: 100 runs of the default workload arrive from PostgreSQL in 0.06 s
+    in one query, 0.085 s in 100). At most ``batch`` blocks are held.
+
+    On PostgreSQL the blocks come in psycopg's binary format: the text format sends a bytea as
     hex, twice its size, which the client then decodes (3.8 ms a run of the default workload
     against 1.3 ms on SQLite; binary: see docs/speed.md).
     """
-    if connection.vendor == "postgresql":
-        with _server_bound_cursor() as cursor:
-            cursor.execute(f'SELECT "data" FROM "{_BLOCKS}" WHERE "run_id" = %s', [run_pk], binary=True)
-            row = cursor.fetchone()
-        return None if row is None else bytes(row[0])
-    block = RunArrays.objects.filter(run_id=run_pk).values_list("data", flat=True).first()
-    return None if block is None else bytes(block)
+    for start in range(0, len(run_pks), batch):
+        chunk = list(run_pks[start : start + batch])
+        if connection.vendor == "postgresql":
+            with _server_bound_cursor() as cursor:
+                cursor.execute(
+                    f'SELECT "run_id", "data" FROM "{_BLOCKS}" WHERE "run_id" = ANY(%s)', [chunk], binary=True
+                )
+                found = {int(pk): bytes(data) for pk, data in cursor}
+        else:
+            found = {
+                int(pk): bytes(data)
+                for pk, data in RunArrays.objects.filter(run_id__in=chunk).values_list("run_id", "data")
+            }
+        for pk in chunk:
+            yield pk, found.pop(pk, None)
 
 
 def block_write(run_pk: int, block: bytes) -> None:

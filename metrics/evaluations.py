@@ -22,7 +22,7 @@ import numpy as np
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Run, Topic
 from campaigns.selectors import campaign_runs, ranking_from_lines, run_ranking
-from campaigns.stored_runs import lines_from_block, run_block
+from campaigns.stored_runs import lines_from_block, run_blocks
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.names import parse_measures
@@ -150,10 +150,10 @@ def source_evaluate(
 def _scored(
     runs: Sequence[Run], numbers: Mapping[int, str], score: Callable[[RankedRun], RunResult]
 ) -> Iterator[RunResult]:
-    """Each run read from the store and scored, in order: this thread reads the runs (the
-    database connection stays with it; a run's block reads in a millisecond) while one worker
-    thread per core scores them (numpy releases the GIL in its kernels); at most two runs per
-    worker are held at a time."""
+    """Each run read from the store and scored, in order: this thread reads the runs' blocks,
+    eight to a query (the database connection stays with it; a block reads in about a
+    millisecond) while one worker thread per core decodes and scores them (numpy and the kernels
+    release the GIL); at most two runs per worker wait, besides the batch being read."""
     workers = min(os.cpu_count() or 1, 4)
     if len(runs) <= 1 or workers <= 1:
         for run in runs:
@@ -166,11 +166,12 @@ def _scored(
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evaluate") as pool:
         pending: deque[Future[RunResult]] = deque()
         try:
-            for run in runs:
+            blocks = run_blocks([run.pk for run in runs])
+            for run, (_, block) in zip(runs, blocks, strict=True):
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
                 # this thread only fetches the run's block; the workers decode it (zstd, arrays)
-                pending.append(pool.submit(decode_and_score, run, run_block(run.pk)))
+                pending.append(pool.submit(decode_and_score, run, block))
             while pending:
                 yield pending.popleft().result()
         finally:

@@ -272,6 +272,30 @@ def test_a_run_without_a_block_reads_as_no_lines(campaign: Campaign) -> None:
     assert (ranking.topics, len(ranking)) == ((), 0)
 
 
+def test_blocks_are_read_in_batches_in_the_order_asked(campaign: Campaign, runs_dir: Path) -> None:
+    """``run_blocks``: each run's own block, in the order of the pks given (not the database's),
+    across batch boundaries, None for a run without one, in one query per batch."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from campaigns.stored_runs import lines_from_block, run_block, run_blocks
+
+    runs = runs_import(
+        campaign=campaign,
+        paths=[write(runs_dir, f"{t}.run", GOOD.replace("bm25", t)) for t in ("a", "b", "c", "d", "e")],
+    ).runs
+    empty = Run.objects.create(campaign=campaign, tag="empty", submitted_at=timezone.now())
+    asked = [runs[3].pk, empty.pk, runs[0].pk, runs[4].pk, runs[2].pk, runs[1].pk]
+    with CaptureQueriesContext(connection) as queries:
+        got = list(run_blocks(asked, batch=4))
+    assert [pk for pk, _ in got] == asked
+    assert [block for _, block in got] == [run_block(pk) for pk in asked]
+    assert got[1][1] is None and all(block for pk, block in got if pk != empty.pk)
+    if connection.vendor == "sqlite":  # PostgreSQL's blocks go through psycopg's own cursor
+        assert len(queries) == 2
+    assert len(lines_from_block(got[0][1]).docnos) == 4
+
+
 def test_a_deleted_topic_leaves_the_runs_arrays_too(campaign: Campaign, runs_dir: Path) -> None:
     run = run_import(campaign=campaign, path=write(runs_dir, "a.run", GOOD))
     Topic.objects.filter(campaign=campaign, number="52").delete()
