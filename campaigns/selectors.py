@@ -15,7 +15,7 @@ from campaigns import access
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, Topic
 from campaigns.sections import Step, StepLink, StepState, campaign_sections, campaign_steps
-from campaigns.stored_runs import StoredLines, run_lines
+from campaigns.stored_runs import StoredLines, lines_from_block, run_blocks, run_lines
 from campaigns.validation import RunReport, validate_run
 from jobs.models import Job
 from trec import Qrels, RankedRun, read_qrels
@@ -215,11 +215,13 @@ def campaign_rankings(
     depth: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[RankedRun]:
+    """:func:`run_ranking` of each run, their blocks read a batch to a query (:func:`run_blocks`)."""
     out = []
     campaigns = {r.campaign_id for r in runs}
     numbers = dict(Topic.objects.filter(campaign_id__in=campaigns).values_list("id", "number"))
-    for i, run in enumerate(runs):
-        out.append(run_ranking(run=run, depth=depth, numbers=numbers))
+    blocks = run_blocks([run.pk for run in runs])
+    for i, (run, block) in enumerate(zip(runs, blocks, strict=True)):
+        out.append(ranking_from_lines(run, lines_from_block(block, depth), numbers))
         if progress is not None:
             progress("reading runs", i + 1, len(runs))
     return out

@@ -21,7 +21,7 @@ import numpy as np
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Run, Topic
-from campaigns.selectors import campaign_runs, ranking_from_lines, run_ranking
+from campaigns.selectors import campaign_runs, ranking_from_lines
 from campaigns.stored_runs import lines_from_block, run_blocks
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
@@ -155,19 +155,19 @@ def _scored(
     millisecond) while one worker thread per core decodes and scores them (numpy and the kernels
     release the GIL); at most two runs per worker wait, besides the batch being read."""
     workers = min(os.cpu_count() or 1, 4)
-    if len(runs) <= 1 or workers <= 1:
-        for run in runs:
-            yield score(run_ranking(run=run, numbers=numbers))
-        return
+    read = zip(runs, run_blocks([run.pk for run in runs]), strict=True)
 
     def decode_and_score(run: Run, block: bytes | None) -> RunResult:
         return score(ranking_from_lines(run, lines_from_block(block), numbers))
 
+    if len(runs) <= 1 or workers <= 1:
+        for run, block in read:
+            yield decode_and_score(run, block)
+        return
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evaluate") as pool:
         pending: deque[Future[RunResult]] = deque()
         try:
-            blocks = run_blocks([run.pk for run in runs])
-            for run, (_, block) in zip(runs, blocks, strict=True):
+            for run, block in read:
                 if len(pending) >= 2 * workers:
                     yield pending.popleft().result()
                 # this thread only fetches the run's block; the workers decode it (zstd, arrays)
