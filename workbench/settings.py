@@ -20,6 +20,15 @@ def _env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"{name} must be a positive whole number, not {value!r}")
+    return int(value)
+
+
 def _env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -154,6 +163,17 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOF
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "workbench.errors.login_locked_out"
+# A second, higher limit per address across usernames (password spraying: one guess for many
+# accounts), counted by workbench.throttling's handler on the login form, the admin, API basic auth
+# and API tokens: that many failures from one address within the cool-off refuse every login and
+# token from it, right credentials too, until fewer fall within it. Not reset by a successful login.
+AXES_HANDLER = "workbench.throttling.AddressThrottlingHandler"
+WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT = _env_int("WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT", 50)
+if WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        f"WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT ({WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT}) must be at least "
+        f"WORKBENCH_LOGIN_FAILURE_LIMIT ({AXES_FAILURE_LIMIT}): one address counts every username's failures"
+    )
 AXES_CLIENT_IP_CALLABLE = "workbench.errors.client_address"
 # Behind a reverse proxy (README "Deploying") REMOTE_ADDR is the proxy's: the client's address is
 # the X-Forwarded-For entry the proxy appended (the last one; earlier ones are the client's say).
@@ -201,7 +221,7 @@ REST_FRAMEWORK = {
         "workbench.authentication.ScriptBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON for scripts; in a browser DRF's pages, under the CSP with one allowance (workbench/browsable_api.py)
+    # JSON for scripts; in a browser DRF's pages, under the CSP with one allowance (browsable_api.py)
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "workbench.browsable_api.BrowsableAPIRenderer",
