@@ -63,7 +63,7 @@ class _Page(HTMLParser):
             self.refused.append("inline <script>")
 
 
-def _check(answer: HttpResponse, where: str) -> _Page:
+def _check(answer: Any, where: str) -> _Page:
     policy = answer.headers.get("Content-Security-Policy")
     assert policy, f"{where}: no Content-Security-Policy header"
     directives = _directives(policy)

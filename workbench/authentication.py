@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from drf_spectacular.authentication import BasicScheme
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import (
@@ -31,7 +30,7 @@ from rest_framework.request import Request
 
 from campaigns.accounts.services import api_token_use
 from workbench.errors import login_locked_out_reason
-from workbench.throttling import address_failure_counts, address_is_locked
+from workbench.throttling import address_failure_counts, address_is_locked, throttling_on
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 BROWSER_MARKS = ("HTTP_ORIGIN", "HTTP_SEC_FETCH_SITE", "HTTP_REFERER")
@@ -76,7 +75,7 @@ class ApiTokenAuthentication(TokenAuthentication):
 
     def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         words = get_authorization_header(request).split()
-        if not words or words[0].lower() != self.keyword.lower().encode() or not settings.AXES_ENABLED:
+        if not words or words[0].lower() != self.keyword.lower().encode() or not throttling_on():
             return super().authenticate(request)
         if address_is_locked(request):
             raise LoginLockedOut(login_locked_out_reason(request))

@@ -25,6 +25,11 @@ from campaigns.accounts.services import login_failure_record
 from workbench.errors import client_address
 
 
+def throttling_on() -> bool:
+    """django-axes' switch, AXES_ENABLED (off where tests log in with client.login()), is this one's too."""
+    return bool(getattr(settings, "AXES_ENABLED", True))
+
+
 def request_address(request: Any) -> str:
     """The client's address as django-axes counts it (AXES_CLIENT_IP_CALLABLE)."""
     return getattr(request, "axes_ip_address", None) or client_address(request)
