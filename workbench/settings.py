@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from workbench.secret_key import secret_key_load
 
@@ -17,6 +18,15 @@ def _env_bool(name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise ImproperlyConfigured(f"{name} must be a positive whole number, not {value!r}")
+    return int(value)
 
 
 def _env_list(name: str, default: str) -> list[str]:
@@ -71,6 +81,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # the Content-Security-Policy header (SECURE_CSP below) on every response
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # static files without DEBUG, from the app folders in development, from STATIC_ROOT in production
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -99,6 +111,21 @@ TEMPLATES = [
         },
     },
 ]
+
+# Content-Security-Policy: scripts and styles come only from the workbench's own static files (no
+# inline <script>, style="" or event handler; data for a script travels in data- attributes or
+# json_script), nothing may frame a page, and forms post only to the workbench. Charts are inline
+# SVG (no data: images); the admin and the API's browsable pages work under the same policy.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
 
 WSGI_APPLICATION = "workbench.wsgi.application"
 ASGI_APPLICATION = "workbench.asgi.application"
@@ -136,6 +163,17 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOF
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "workbench.errors.login_locked_out"
+# A second, higher limit per address across usernames (password spraying: one guess for many
+# accounts), counted by workbench.throttling's handler on the login form, the admin, API basic auth
+# and API tokens: that many failures from one address within the cool-off refuse every login and
+# token from it, right credentials too, until fewer fall within it. Not reset by a successful login.
+AXES_HANDLER = "workbench.throttling.AddressThrottlingHandler"
+WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT = _env_int("WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT", 50)
+if WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT < AXES_FAILURE_LIMIT:
+    raise ImproperlyConfigured(
+        f"WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT ({WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT}) must be at least "
+        f"WORKBENCH_LOGIN_FAILURE_LIMIT ({AXES_FAILURE_LIMIT}): one address counts every username's failures"
+    )
 AXES_CLIENT_IP_CALLABLE = "workbench.errors.client_address"
 # Behind a reverse proxy (README "Deploying") REMOTE_ADDR is the proxy's: the client's address is
 # the X-Forwarded-For entry the proxy appended (the last one; earlier ones are the client's say).
@@ -151,6 +189,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "workbench" / "static"]  # the site's own stylesheet and scripts (base.html)
 # WhiteNoise serves them: in production from STATIC_ROOT (`manage.py collectstatic`), compressed and
 # with hashed names cached for ever; elsewhere straight from the apps' folders, nothing to collect
 # (no STATIC_ROOT then, unless WORKBENCH_STATIC_ROOT names one: WhiteNoise warns of a missing folder).
@@ -182,6 +221,11 @@ REST_FRAMEWORK = {
         "workbench.authentication.ScriptBasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON for scripts; in a browser DRF's pages, under the CSP with one allowance (browsable_api.py)
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "workbench.browsable_api.BrowsableAPIRenderer",
+    ],
     # ?format= names file formats (qrels, prel, mq, csv...), not DRF renderers
     "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_SCHEMA_CLASS": "campaigns.api_errors.ErrorsSchema",  # every operation documents its refusals

@@ -24,3 +24,23 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class LoginFailure(models.Model):
+    """One failed login (the form, the admin, API basic auth) or refused API token, by address.
+
+    django-axes counts failures per username and address; these rows count them per address across
+    usernames, so spraying one password over many accounts is throttled too (``login_address_locked``).
+    Rows older than the cool-off are deleted as new failures come in."""
+
+    address = models.CharField(max_length=64)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = (
+            models.Index(fields=["address", "at"], name="login_failure_address_at"),
+            models.Index(fields=["at"], name="login_failure_at"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.address} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -1,4 +1,5 @@
-"""Writes of API tokens: create (the token is returned once), revoke, and use by the API."""
+"""Writes of API tokens (create: the token is returned once; revoke; use by the API) and of the
+per-address count of failed logins."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from campaigns import access
-from campaigns.accounts.models import ApiToken
+from campaigns.accounts.models import ApiToken, LoginFailure
 from campaigns.errors import InputRefused
 
 TOKEN_PREFIX = "wbt_"  # recognisable in a leaked file or a secret scanner's rules
@@ -62,3 +64,19 @@ def api_token_use(*, token: str) -> ApiToken | None:
         ApiToken.objects.filter(pk=row.pk).update(last_used=now)
         row.last_used = now
     return row
+
+
+def login_failure_record(*, address: str) -> int:
+    """Note a failed login or token attempt from ``address``; the failures from it within the
+    cool-off (AXES_COOLOFF_TIME), this one included. Older failures of every address are dropped."""
+    now = timezone.now()
+    since = now - settings.AXES_COOLOFF_TIME
+    LoginFailure.objects.filter(at__lt=since).delete()
+    LoginFailure.objects.create(address=address[:64], at=now)
+    return LoginFailure.objects.filter(address=address[:64], at__gte=since).count()
+
+
+def login_failures_forget(*, address: str) -> int:
+    """Unlock ``address`` at once (its recorded failures are deleted); how many there were."""
+    deleted, _ = LoginFailure.objects.filter(address=address[:64]).delete()
+    return deleted

@@ -10,12 +10,15 @@ Fixtures (every test under tests/browser is marked ``browser``; deselect with ``
 ``browser``   the package's one headless Chromium (``playwright.sync_api.Browser``).
 ``page``      a fresh ``Page`` in a new browser context (own cookies) per test, whose ``base_url`` is the
               live server, so ``page.goto("/")`` works; uses ``live_server``, hence ``transactional_db``.
+              The test fails at teardown if any page of the context reported a Content-Security-Policy
+              violation (the ``securitypolicyviolation`` event, or a console message about the policy).
 ``log_in``    ``log_in(page, username, password)`` logs in through the real login form and returns once
               the browser has left the login page (fails with the page's error text otherwise).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -24,7 +27,8 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 from pytest_django.live_server_helper import LiveServer
 
 CHROMIUM = os.environ.get("WORKBENCH_CHROMIUM", "/usr/bin/chromium")
@@ -82,13 +86,55 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
+# Every document reports the Content-Security-Policy violations the browser finds in it to the test
+# (an init script runs before the page's own HTML and scripts; the exposed function survives
+# navigations); the browser's console messages about CSP count too. The page fixture fails the test
+# at teardown, naming each violation.
+_REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__workbenchCspViolation(
+    `${e.effectiveDirective} refused ${e.blockedURI || "inline"} on ${e.documentURI}` +
+      (e.sourceFile ? ` (${e.sourceFile}:${e.lineNumber})` : "") + (e.sample ? `: ${e.sample}` : "")
+  );
+});
+"""
+
+
+def watch_csp_violations(context: BrowserContext) -> list[str]:
+    """The list that every CSP violation reported in ``context``'s pages is appended to, from now on."""
+    violations: list[str] = []
+
+    def report(text: str) -> None:
+        violations.append(text)
+
+    context.expose_function("__workbenchCspViolation", report)
+    context.add_init_script(_REPORT_CSP_VIOLATIONS)
+    context.on(
+        "console",
+        lambda m: violations.append(f"console: {m.text}") if "Content Security Policy" in m.text else None,
+    )
+    return violations
+
+
+def flush_csp_reports(page: Page) -> None:
+    """Wait for the reports still on their way from ``page`` (one round trip to it)."""
+    if not page.is_closed():
+        with contextlib.suppress(PlaywrightError):
+            page.evaluate("0")
+
+
 @pytest.fixture
 def page(browser: Browser, live_server: LiveServer) -> Iterator[Page]:
+    """A fresh page in its own context; the test fails if the browser reported any CSP violation."""
     context = browser.new_context(base_url=live_server.url)
     context.set_default_timeout(TIMEOUT_MS)
+    violations = watch_csp_violations(context)
     page = context.new_page()
     yield page
+    flush_csp_reports(page)
     context.close()
+    if violations:
+        pytest.fail("Content-Security-Policy violations:\n" + "\n".join(violations), pytrace=False)
 
 
 def _log_in(page: Page, username: str, password: str) -> None:

@@ -117,7 +117,7 @@ def test_a_reset_password_is_shown_once_with_a_copy_button(
 ) -> None:
     url = reverse("judging:member_password_reset", args=[campaign.slug, assessor.pk])
     page = web.post(url, follow=True).content.decode()
-    password = page.split('<code id="revealed-password" style="font-size:1.1rem">')[1].split("</code>")[0]
+    password = page.split('<code id="revealed-password" class="secret">')[1].split("</code>")[0]
     assessor.refresh_from_db()
     assert assessor.check_password(password) and not assessor.check_password(PASSWORD)
     assert 'id="copy-password"' in page

@@ -355,7 +355,7 @@
     const total = S.queue ? Math.max(S.progress.total, items.length) : items.length;
     el.judged.textContent = judged;
     el.total.textContent = total;
-    el.bar.style.width = (total ? Math.round((100 * judged) / total) : 100) + "%";
+    el.bar.setAttribute("width", (total ? Math.round((100 * judged) / total) : 100) + "%");
     el.position.textContent = cur < items.length ? String(cur + 1) : "–";
     el.count.textContent = items.length;
   }

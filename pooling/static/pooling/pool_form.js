@@ -17,10 +17,13 @@
     hedge: "Hedge: online learning of run weights from the judgments.",
   };
   const select = document.getElementById("strategy");
+  // the strategy names of each kind, from the page's json_script blocks (no inline script: CSP)
+  const FUSION = JSON.parse(document.getElementById("pool-fusions").textContent);
+  const ADAPTIVE = JSON.parse(document.getElementById("pool-adaptive").textContent);
   function kinds(name) {
     const out = [name];
-    if (window.POOL_KINDS.fusion.includes(name)) out.push("fusion");
-    if (window.POOL_KINDS.adaptive.includes(name)) out.push("adaptive");
+    if (FUSION.includes(name)) out.push("fusion");
+    if (ADAPTIVE.includes(name)) out.push("adaptive");
     return out;
   }
   function update() {
