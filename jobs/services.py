@@ -29,6 +29,7 @@ from django_tasks_db.models import DBTaskResult
 from jobs import liveness, progress, registry
 from jobs.models import Job
 from jobs.uploads import SHOWN, stale_seconds, upload_temp_files_remove
+from trec.text import without_surrogates
 
 log = logging.getLogger(__name__)
 
@@ -237,13 +238,28 @@ def _running_end(job_id: uuid.UUID, *, errors: list[str], result: Any, reading: 
     kept. Returns 0 when another process ended it first."""
     return Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         status=Job.Status.FAILED if errors else Job.Status.DONE,
-        errors=errors,
-        result=result,
+        errors=_storable(errors),
+        result=_storable(result),
         phase=reading.phase[:100],
         done=reading.done,
         total=reading.total,
         finished_at=timezone.now(),
     )
+
+
+def _storable(value: Any) -> Any:
+    """``value`` (JSON) with what no database's JSON can hold written out: a NUL character as
+    ``\\x00`` (PostgreSQL's jsonb refuses it, and the job would stay running until a worker failed
+    it as interrupted, for the wrong reason) and a lone surrogate as U+FFFD."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            value = value.replace("\x00", "\\x00")
+        return without_surrogates(value)[0]
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    return value
 
 
 def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progress.Reading) -> None:
