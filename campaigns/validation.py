@@ -23,6 +23,8 @@ from trec.grouping import find_duplicate, topic_codes
 from trec.io import PathLike, iter_blocks
 from trec.order import sort_by_topic_docno
 from trec.runs import RUN_COLUMNS, RankedRun, run_from_arrays, run_name_from_path
+from trec.text import nul_lines, nul_message
+from trec.text import printable as _printable
 
 DEFAULT_MAX_DOCS = 1000
 # Column widths of the models that store runs; checked here so that a long value is a finding with
@@ -84,6 +86,7 @@ class Code(StrEnum):
     COLUMNS = "columns"
     GAVE_UP = "too-many-malformed-lines"
     ENCODING = "encoding"
+    NUL = "nul-byte"
     TOO_LONG = "too-long"
     DUPLICATE_DOCNO = "duplicate-docno"
     TOO_MANY_DOCS = "too-many-docs"
@@ -184,11 +187,6 @@ class CheckedRun:
     run: RankedRun | None
 
 
-def _printable(token: bytes, limit: int = 60) -> str:
-    text = token.decode("utf-8", errors="replace")
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _line_bounds(raw: bytes, index: int) -> tuple[int, int]:
     """Byte offsets of the start of line ``index`` (0-based) of ``raw`` and of the line after it."""
     start = 0
@@ -277,7 +275,8 @@ def _ranks(cols: Columns, report: RunReport) -> np.ndarray:
     out = np.full(len(cols), -1, dtype=np.int64)
     for row in range(len(cols)):
         tok = cols.token(row, 3)
-        if _INTEGER.fullmatch(tok) and abs(int(tok)) < 2**62:
+        # the length first: Python refuses to convert integers of more than 4300 digits
+        if len(tok) <= 20 and _INTEGER.fullmatch(tok) and abs(int(tok)) < 2**62:
             out[row] = int(tok)
         else:
             report.add(
@@ -288,17 +287,21 @@ def _ranks(cols: Columns, report: RunReport) -> np.ndarray:
     return out
 
 
-def _too_long(cols: Columns, col: int, what: str, limit: int, report: RunReport) -> None:
+def _too_long(cols: Columns, col: int, what: str, limit: int, report: RunReport) -> int:
+    """Report the column's values over ``limit`` characters; how many there are."""
     lengths = cols.ends[:, col] - cols.starts[:, col]
+    found = 0
     # byte length bounds the character length from above: decode only the candidates
     for row in np.flatnonzero(lengths > limit).tolist():
         tok = cols.token(row, col)
         if len(tok.decode("utf-8", errors="replace")) > limit:
+            found += 1
             report.add(
                 Code.TOO_LONG,
                 int(cols.line_numbers[row]),
                 f"{what} '{_printable(tok)}' is longer than {limit} characters",
             )
+    return found
 
 
 @dataclass
@@ -315,12 +318,20 @@ def _read(path: str, report: RunReport) -> _Columns | None:
     parts = _Columns()
     try:
         for raw, first_line in iter_blocks(path):
+            for line in nul_lines(raw, first_line):
+                report.add(Code.NUL, line, nul_message("a run file"))
             _check_encoding(raw, first_line, report)
             for cols in _split_all(raw, first_line, path, report):
                 if len(cols) == 0:
                     continue
-                _too_long(cols, 2, "docno", DOCNO_MAX_LENGTH, report)
-                _too_long(cols, 5, "tag", TAG_MAX_LENGTH, report)
+                if (
+                    _too_long(cols, 0, "topic id", TOPIC_MAX_LENGTH, report)
+                    + _too_long(cols, 2, "docno", DOCNO_MAX_LENGTH, report)
+                    + _too_long(cols, 5, "tag", TAG_MAX_LENGTH, report)
+                ):
+                    # refused already; the block's columns would be as wide as its longest token
+                    # on every line (megabytes each)
+                    continue
                 parts.qids.append(cols.strings(0))
                 parts.docnos.append(cols.strings(2))
                 parts.tags.append(cols.strings(5))
@@ -343,15 +354,17 @@ def _check_tags(tags: np.ndarray, lines: np.ndarray, report: RunReport, taken: M
         report.add(
             Code.TAG_MISMATCH,
             int(lines[row]),
-            f"tag '{_printable(tags[row])}' differs from the file's tag '{report.tag}' "
+            f"tag '{_printable(tags[row])}' differs from the file's tag '{_printable(report.tag)}' "
             f"(line {int(lines[0])})",
         )
     if report.tag in taken:
-        report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{report.tag}' {taken[report.tag]}")
+        report.add(Code.TAG_TAKEN, report.tag_line, f"tag '{_printable(report.tag)}' {taken[report.tag]}")
 
 
 def _same_number(a: str, b: str) -> bool:
-    return a.isascii() and b.isascii() and a.isdigit() and b.isdigit() and int(a) == int(b)
+    # compared as digits, not through int(): a 100,000-digit id is past what Python converts
+    digits = a.isascii() and b.isascii() and a.isdigit() and b.isdigit()
+    return digits and (a.lstrip("0") or "0") == (b.lstrip("0") or "0")
 
 
 def _check_topics(
@@ -373,14 +386,15 @@ def _check_topics(
             report.add(
                 Code.ZERO_PADDED_TOPIC,
                 line,
-                f"topic '{topic}' is not a campaign topic but '{padded[0]}' is: topic ids are strings, "
-                f"so '{topic}' and '{padded[0]}' differ (fix the zero padding)",
+                f"topic '{_printable(topic)}' is not a campaign topic but '{padded[0]}' is: topic ids are "
+                f"strings, so '{_printable(topic)}' and '{padded[0]}' differ (fix the zero padding)",
             )
         else:
             report.add(
                 Code.UNKNOWN_TOPIC,
                 line,
-                f"topic '{topic}' is not one of the campaign's topics ({int(counts[code])} lines)",
+                f"topic '{_printable(topic)}' is not one of the campaign's topics "
+                f"({int(counts[code])} lines)",
             )
     missing = sorted(known_set - set(names))
     if missing:
@@ -401,8 +415,8 @@ def _check_depth(
         report.add(
             Code.TOO_MANY_DOCS,
             int(lines[row]),
-            f"topic '{names[code]}' has {int(counts[code])} documents, more than the limit of {limit} "
-            f"(document {limit + 1} is on this line)",
+            f"topic '{_printable(names[code])}' has {int(counts[code])} documents, more than the limit "
+            f"of {limit} (document {limit + 1} is on this line)",
         )
 
 
@@ -421,8 +435,9 @@ def _check_duplicates(
         report.add(
             Code.DUPLICATE_DOCNO,
             int(lines[row]),
-            f"docno '{_printable(docnos[row])}' is listed again in topic '{names[int(codes[row])]}' "
-            f"(first on line {int(lines[first])}): a document may appear once per topic",
+            f"docno '{_printable(docnos[row])}' is listed again in topic "
+            f"'{_printable(names[int(codes[row])])}' (first on line {int(lines[first])}): "
+            "a document may appear once per topic",
         )
 
 

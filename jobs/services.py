@@ -28,6 +28,8 @@ from django_tasks_db.models import DBTaskResult
 
 from jobs import liveness, progress, registry
 from jobs.models import Job
+from jobs.uploads import SHOWN, stale_seconds, upload_temp_files_remove
+from trec.text import without_surrogates
 
 log = logging.getLogger(__name__)
 
@@ -236,13 +238,28 @@ def _running_end(job_id: uuid.UUID, *, errors: list[str], result: Any, reading: 
     kept. Returns 0 when another process ended it first."""
     return Job.objects.filter(pk=job_id, status=Job.Status.RUNNING).update(
         status=Job.Status.FAILED if errors else Job.Status.DONE,
-        errors=errors,
-        result=result,
+        errors=_storable(errors),
+        result=_storable(result),
         phase=reading.phase[:100],
         done=reading.done,
         total=reading.total,
         finished_at=timezone.now(),
     )
+
+
+def _storable(value: Any) -> Any:
+    """``value`` (JSON) with what no database's JSON can hold written out: a NUL character as
+    ``\\x00`` (PostgreSQL's jsonb refuses it, and the job would stay running until a worker failed
+    it as interrupted, for the wrong reason) and a lone surrogate as U+FFFD."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            value = value.replace("\x00", "\\x00")
+        return without_surrogates(value)[0]
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    return value
 
 
 def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progress.Reading) -> None:
@@ -327,24 +344,48 @@ def jobs_interrupted_fail() -> int:
     return failed
 
 
-ORPHAN_AGE_SECONDS = 3600
-
-
-def uploads_orphaned_remove(*, older_than: float = ORPHAN_AGE_SECONDS) -> int:
-    """Remove upload folders no job owns: left by a request whose transaction rolled back after
-    the files were written. Only old ones: a folder is written just before its job row commits."""
+def uploads_orphaned_remove(*, older_than: float | None = None) -> int:
+    """Remove job folders nothing needs any more: those no job owns (a request whose transaction
+    rolled back after the files were written, a deleted campaign's queued jobs) and those of jobs
+    that finished (a worker killed between recording the end and removing the folder). Only folders
+    unchanged for ``older_than`` seconds (default ``WORKBENCH_UPLOAD_STALE_SECONDS``): a folder is
+    written just before its job row commits. A queued or running job's folder is never touched.
+    Returns how many folders were removed, which is logged."""
     root = upload_root()
     if not root.is_dir():
         return 0
-    removed = 0
+    limit = stale_seconds() if older_than is None else older_than
     now = time.time()
+    old: dict[uuid.UUID, Path] = {}
     for folder in root.iterdir():
         try:
             job_id = uuid.UUID(folder.name)
-        except ValueError:
+            if now - folder.stat().st_mtime >= limit:
+                old[job_id] = folder
+        except (ValueError, FileNotFoundError):
             continue
-        if now - folder.stat().st_mtime < older_than or Job.objects.filter(pk=job_id).exists():
-            continue
+    if not old:
+        return 0
+    needed = set(
+        Job.objects.filter(pk__in=list(old))
+        .exclude(status__in=(Job.Status.DONE, Job.Status.FAILED))
+        .values_list("pk", flat=True)
+    )
+    removed = [folder for job_id, folder in old.items() if job_id not in needed]
+    for folder in removed:
         shutil.rmtree(folder, ignore_errors=True)
-        removed += 1
-    return removed
+    if removed:
+        log.warning(
+            "removed %d upload folder(s) of finished or missing jobs from %s: %s",
+            len(removed),
+            root,
+            ", ".join(sorted(f.name for f in removed)[:SHOWN]) + (", ..." if len(removed) > SHOWN else ""),
+        )
+    return len(removed)
+
+
+def uploads_stale_remove() -> None:
+    """What a worker removes when it starts: stale request uploads, then the folders of jobs that
+    finished or no longer exist (see :mod:`jobs.uploads`)."""
+    upload_temp_files_remove()
+    uploads_orphaned_remove()

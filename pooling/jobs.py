@@ -36,10 +36,7 @@ def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]
             progress=progress,
         )
     except ImportRefused as exc:
-        problems = exc.problems
-        for path, name in zip(paths, names, strict=True):
-            problems = [p.replace(path, name) for p in problems]
-        raise ImportRefused(problems) from exc
+        raise ImportRefused([_named(p, paths, names) for p in exc.problems]) from exc
     return {
         "stored": result.stored,
         "already_stored": result.already_stored,
@@ -50,9 +47,20 @@ def documents_import_job(job: Job, progress: ProgressCallback) -> dict[str, Any]
         "without_text_shown": result.without_text[:SHOWN],
         "not_found": len(result.not_found),
         "not_found_shown": result.not_found[:SHOWN],
+        # stored with U+FFFD for bytes that are not UTF-8 (docs/formats.md#bytes-and-encodings)
+        "not_utf8": len(result.not_utf8),
+        "not_utf8_shown": [_named(d, paths, names) for d in result.not_utf8[:SHOWN]],
+        "replacements": result.replacements,
         "only_needed": needed is not None,
         "no_pool": no_pool,
     }
+
+
+def _named(text: str, paths: list[str], names: list[str]) -> str:
+    """``text`` naming each upload by its own name rather than its stored path."""
+    for path, name in zip(paths, names, strict=True):
+        text = text.replace(path, name)
+    return text
 
 
 @register("pool_build", result_template="pooling/results/pool_build.html")

@@ -64,7 +64,9 @@ DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Background tasks run inside the request in tests, uploads go to a temporary folder."""
     settings.TASKS = IMMEDIATE_TASKS  # type: ignore[attr-defined]
-    settings.WORKBENCH_UPLOAD_DIR = tmp_path_factory.mktemp("uploads")  # type: ignore[attr-defined]
+    uploads = tmp_path_factory.mktemp("uploads")
+    settings.WORKBENCH_UPLOAD_DIR = uploads  # type: ignore[attr-defined]
+    settings.FILE_UPLOAD_TEMP_DIR = str(uploads / "incoming")  # type: ignore[attr-defined]
     # personas log in hundreds of times: a fast hash keeps that cheap (never outside tests)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
     # client.login() authenticates without a request, which django-axes refuses: the lockout's own

@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from trec.errors import FormatError
+from trec.text import printable as _printable
 
 # 10**k is exactly representable as a double for k <= 22, which makes m / 10**k correctly rounded.
 _POW10_FLOAT = np.array([float(10**k) for k in range(23)], dtype=np.float64)
@@ -30,11 +31,6 @@ _PAD = _WIDE + 1
 def _prefix_masks(width: int) -> np.ndarray:
     """Row ``k`` is ``[1]*k + [0]*(width-k)`` (uint8): a token's mask is one row gather, not a broadcast."""
     return np.tri(width + 1, width, -1, dtype=np.uint8)
-
-
-def _printable(token: bytes) -> str:
-    text = token.decode("utf-8", errors="replace")
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass

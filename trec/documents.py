@@ -2,8 +2,10 @@
 
 Collections run to gigabytes, so files are read in chunks and documents yielded one at a time;
 :attr:`DocumentReader.position` tells how far into the file (in its own, possibly gzip, bytes) the
-reader is, for progress bars. Old TREC collections are not all UTF-8: a document that does not
-decode as UTF-8 is read as Latin-1, which never fails and is what those files mostly are.
+reader is, for progress bars. Collections are read as UTF-8, and old TREC collections are not all
+UTF-8: a byte sequence that is not UTF-8 is read as U+FFFD, and each document says how many were
+(:attr:`Document.replaced`), so an import reports them rather than store garbled text silently. A
+NUL byte is an error naming its line (docs/formats.md#bytes-and-encodings).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from trec.errors import FormatError
 from trec.io import READ_ERRORS, PathLike, open_binary
+from trec.text import decode_replacing, json_text_problem, nul_error, printable, without_surrogates
 
 DOCUMENT_FORMATS = ("auto", "trec", "jsonl", "tsv")
 CHUNK_SIZE = 4 * 1024 * 1024
@@ -47,13 +50,10 @@ class Document:
     text: str
     title: str = ""
     line: int = 0  # where the document starts in its file, for messages
+    replaced: int = 0  # byte sequences that were not UTF-8, read as U+FFFD
 
 
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+NUL_IN = "a documents file"
 
 
 def _clean_markup(text: str) -> str:
@@ -95,6 +95,7 @@ class DocumentReader:
         with open_binary(self.path) as fh:
             # a GzipFile's own tell() counts uncompressed bytes; progress is measured against the file size
             raw = fh.fileobj if isinstance(fh, gzip.GzipFile) and fh.fileobj is not None else fh
+            line = 1  # of the chunk's first byte
             while True:
                 try:
                     chunk = fh.read(CHUNK_SIZE)
@@ -103,6 +104,10 @@ class DocumentReader:
                 self.position = raw.tell()
                 if not chunk:
                     return
+                error = nul_error(self.path, chunk, line, NUL_IN)
+                if error is not None:
+                    raise error
+                line += chunk.count(b"\n")
                 yield chunk
 
     def __iter__(self) -> Iterator[Document]:
@@ -143,9 +148,12 @@ class DocumentReader:
     def _jsonl(self, line: bytes, line_no: int) -> Document | None:
         if not line.strip() or line.lstrip().startswith(b"#"):
             return None
+        decoded, replaced = decode_replacing(line)
         try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            # integers kept as written: a docno of 100,000 digits is refused for its length, not
+            # past what Python converts
+            obj = json.loads(decoded, parse_int=str)
+        except json.JSONDecodeError as exc:
             raise FormatError(self.path, line_no, f"expected a JSON object: {exc}") from exc
         if not isinstance(obj, dict):
             raise FormatError(self.path, line_no, "expected a JSON object with 'docno' and 'text'")
@@ -154,19 +162,29 @@ class DocumentReader:
             raise FormatError(
                 self.path, line_no, f"document has no docno (expected one of {', '.join(_DOCNO_KEYS)})"
             )
-        text = next((obj[k] for k in _TEXT_KEYS if k in obj), "")
-        title = next((obj[k] for k in _TITLE_KEYS if k in obj), "")
-        return self._document(str(docno), str(text or "").strip(), str(title or "").strip(), line_no)
+        fields = [
+            str(docno).strip(),
+            str(next((obj[k] for k in _TEXT_KEYS if k in obj), "") or "").strip(),
+            str(next((obj[k] for k in _TITLE_KEYS if k in obj), "") or "").strip(),
+        ]
+        for i, value in enumerate(fields):
+            if "\x00" in value:  # a \u0000 escape
+                raise FormatError(self.path, line_no, json_text_problem(value, NUL_IN) or "")
+            fields[i], lone = without_surrogates(value)  # \ud800 escapes: half a character
+            replaced += lone
+        docno_text, text, title = fields
+        return self._document(docno_text, text, title, line_no, replaced)
 
     def _tsv(self, line: bytes, line_no: int) -> Document | None:
         if not line.strip() or line.lstrip().startswith(b"#"):
             return None
-        cols = _decode(line).split("\t")
+        decoded, replaced = decode_replacing(line)
+        cols = decoded.split("\t")
         if len(cols) > 3 or not cols[0].strip():
             raise FormatError(self.path, line_no, "expected 'docno<TAB>text' or 'docno<TAB>title<TAB>text'")
         title = cols[1] if len(cols) == 3 else ""
         text = cols[-1] if len(cols) > 1 else ""
-        return self._document(cols[0].strip(), text.strip(), title.strip(), line_no)
+        return self._document(cols[0].strip(), text.strip(), title.strip(), line_no, replaced)
 
     def _trec(self, chunks: Iterator[bytes]) -> Iterator[Document]:
         carry = b""
@@ -197,28 +215,36 @@ class DocumentReader:
             raise FormatError(
                 self.path,
                 line_no + gap.count(b"\n", 0, offset),
-                f"text outside a <DOC> block: '{_decode(stripped[:60])}'",
+                f"text outside a <DOC> block: '{printable(stripped[:60])}'",
             )
 
     def _trec_document(self, body: bytes, line: int) -> Document:
         m = _DOCNO.search(body)
         if m is None or not m.group(1).strip():
             raise FormatError(self.path, line, "<DOC> without a <DOCNO>")
-        docno = _decode(m.group(1)).strip()
-        text = "\n\n".join(_clean_markup(_decode(t.group(1))) for t in _TEXT.finditer(body))
+        replaced = 0
+
+        def decoded(data: bytes) -> str:
+            nonlocal replaced
+            value, count = decode_replacing(data)
+            replaced += count
+            return value
+
+        docno = decoded(m.group(1)).strip()
+        text = "\n\n".join(_clean_markup(decoded(t.group(1))) for t in _TEXT.finditer(body))
         title = ""
         for pattern in _TITLES:
             t = pattern.search(body)
             if t is not None:
-                title = " ".join(_clean_markup(_decode(t.group(1))).split())
+                title = " ".join(_clean_markup(decoded(t.group(1))).split())
                 break
-        return self._document(docno, text.strip(), title, line)
+        return self._document(docno, text.strip(), title, line, replaced)
 
-    def _document(self, docno: str, text: str, title: str, line: int) -> Document:
+    def _document(self, docno: str, text: str, title: str, line: int, replaced: int) -> Document:
         if any(c.isspace() for c in docno):
             # run files split on whitespace, so such a docno could never be pooled or judged
-            raise FormatError(self.path, line, f"docno '{docno[:60]}' contains whitespace")
-        return Document(docno, text, title, line)
+            raise FormatError(self.path, line, f"docno '{printable(docno)}' contains whitespace")
+        return Document(docno, text, title, line, replaced)
 
 
 def _with_end(chunks: Iterator[bytes]) -> Iterator[bytes]:

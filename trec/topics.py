@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from trec.errors import FormatError
 from trec.io import READ_ERRORS, PathLike, open_binary
+from trec.text import json_text_problem, nul_error, utf8_error
 
 TOPIC_FORMATS = ("auto", "trec", "tsv", "jsonl")
 _TAG = re.compile(r"<(/?)(top|num|title|desc|narr)>", re.IGNORECASE)
@@ -111,7 +112,9 @@ def _parse_jsonl(text: str, path: str) -> list[tuple[int, Topic]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            obj = json.loads(line)
+            # integers kept as written: a topic id of 100,000 digits is refused for its length
+            # (by the campaign's checks), not past what Python converts
+            obj = json.loads(line, parse_int=str)
         except json.JSONDecodeError as exc:
             raise FormatError(path, i, f"expected a JSON object: {exc.msg}") from exc
         if not isinstance(obj, dict):
@@ -120,17 +123,17 @@ def _parse_jsonl(text: str, path: str) -> list[tuple[int, Topic]]:
         title = next((obj[k] for k in ("title", "query", "text") if k in obj), None)
         if number is None or title is None or not str(number).strip():
             raise FormatError(path, i, "expected a JSON object with 'qid' and 'title'")
-        topics.append(
-            (
-                i,
-                Topic(
-                    str(number).strip(),
-                    _clean(str(title)),
-                    _clean(str(obj.get("description", obj.get("desc", "")))),
-                    _clean(str(obj.get("narrative", obj.get("narr", "")))),
-                ),
-            )
+        topic = Topic(
+            str(number).strip(),
+            _clean(str(title)),
+            _clean(str(obj.get("description", obj.get("desc", "")))),
+            _clean(str(obj.get("narrative", obj.get("narr", "")))),
         )
+        for value in (topic.number, topic.title, topic.description, topic.narrative):
+            problem = json_text_problem(value, "a topics file")
+            if problem is not None:
+                raise FormatError(path, i, problem)
+        topics.append((i, topic))
     return topics
 
 
@@ -143,11 +146,11 @@ def read_topics(path: PathLike, fmt: str = "auto") -> list[Topic]:
             raw = fh.read()
         except READ_ERRORS as exc:
             raise FormatError(str(path), 0, f"cannot read file: {exc}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise FormatError(str(path), line, "not valid UTF-8 text") from exc
+    # docs/formats.md#bytes-and-encodings: no NUL byte, UTF-8
+    error = nul_error(path, raw, 1, "a topics file") or utf8_error(path, raw, 1)
+    if error is not None:
+        raise error
+    text = raw.decode("utf-8")
     if fmt == "auto":
         head = text.lstrip()[:1]
         fmt = "trec" if head == "<" else "jsonl" if head == "{" else "tsv"

@@ -260,6 +260,22 @@ WORKBENCH_EVALUATION_PART_RUNS = int(os.environ.get("WORKBENCH_EVALUATION_PART_R
 WORKBENCH_UPLOAD_DIR = Path(os.environ.get("WORKBENCH_UPLOAD_DIR", BASE_DIR / "uploads"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000  # a campaign's runs arrive in one form
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads go to a temporary file, never all in memory
+# ... in a folder of the workbench's own (0700, made when missing), not the system's: what a process
+# killed during an upload leaves there is removed when a server or worker starts, once nothing has
+# written to it for WORKBENCH_UPLOAD_STALE_SECONDS (jobs/uploads.py; also the age after which job
+# folders of finished or deleted jobs go). Keep it longer than any request lasts (gunicorn --timeout).
+FILE_UPLOAD_TEMP_DIR = str(WORKBENCH_UPLOAD_DIR / "incoming")
+try:  # Django's checks refuse a FILE_UPLOAD_TEMP_DIR that does not exist
+    Path(FILE_UPLOAD_TEMP_DIR).mkdir(mode=0o700, parents=True, exist_ok=True)
+except OSError as exc:
+    raise ImproperlyConfigured(
+        f"WORKBENCH_UPLOAD_DIR: cannot create {FILE_UPLOAD_TEMP_DIR} ({exc.strerror or exc})"
+    ) from exc
+FILE_UPLOAD_HANDLERS = [
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "jobs.uploads.TemporaryFileUploadHandler",
+]
+WORKBENCH_UPLOAD_STALE_SECONDS = int(os.environ.get("WORKBENCH_UPLOAD_STALE_SECONDS", "3600"))
 
 # Where the demo collection lives (loaded by `manage.py workbench_demo`).
 WORKBENCH_DEMO_DIR = BASE_DIR / "demo"

@@ -10,11 +10,15 @@ Paused during the start-up and then ``gc.freeze()``: the objects alive at that p
 cyclic leftovers of the imports, a fixed few megabytes) are never examined again; everything
 created afterwards is collected as before. A process that forks also keeps those pages shared
 with its children. Measured in docs/speed.md.
+
+A web server process (WSGI, ASGI, and so ``runserver``, which loads the WSGI application) then
+removes the stale upload files stopped processes left (:func:`web_server_started`).
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,3 +42,13 @@ def django_setup() -> None:
 
     with frozen_startup():
         django.setup()
+
+
+def web_server_started() -> None:
+    """Remove the stale request uploads (``jobs.uploads``); a failure is logged and the server starts."""
+    from jobs.uploads import upload_temp_files_remove
+
+    try:
+        upload_temp_files_remove()
+    except OSError:
+        logging.getLogger(__name__).exception("could not remove stale uploads")

@@ -4,8 +4,9 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-from workbench.startup import frozen_startup
+from workbench.startup import frozen_startup, web_server_started
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
 with frozen_startup():  # see workbench/startup.py
     application = get_wsgi_application()
+web_server_started()

@@ -256,6 +256,10 @@ class DocumentImportResult:
     duplicates: list[str]  # docnos read twice (the first was kept)
     without_text: list[str]  # docnos read with no text: not stored
     not_found: list[str]  # needed docnos in no file and not stored before
+    # stored documents that held bytes that are not UTF-8, each as 'docno (file:line)', and how
+    # many such byte sequences they held in all, each stored as U+FFFD
+    not_utf8: list[str] = field(default_factory=list)
+    replacements: int = 0
 
 
 DOCUMENT_BATCH = 2_000
@@ -279,8 +283,10 @@ def documents_import(
 ) -> DocumentImportResult:
     """Store the documents assessors will read: only the ``needed`` docnos (what the pools hold)
     when given, else every document. Documents already stored are kept as they are; a document
-    without text is not stored but reported, so a later file can supply it. Progress counts the
-    documents read, of an estimate (from the bytes read) of how many the files hold."""
+    without text is not stored but reported, so a later file can supply it. Bytes that are not
+    UTF-8 are stored as U+FFFD and the result lists the documents that held some; a NUL byte
+    refuses the import (docs/formats.md#bytes-and-encodings). Progress counts the documents read,
+    of an estimate (from the bytes read) of how many the files hold."""
     progress = progress or quiet_progress
     wanted = None if needed is None else set(needed)
     existing = documents_stored(campaign=campaign, docnos=wanted)
@@ -290,7 +296,8 @@ def documents_import(
     duplicates: list[str] = []
     without_text: list[str] = []
     batch: list[Document] = []
-    stored = already = not_needed = read = 0
+    not_utf8: list[str] = []
+    stored = already = not_needed = read = replacements = 0
 
     def counted(at: int) -> None:
         # documents read of the documents the files hold, estimated from how far into them we are
@@ -319,6 +326,9 @@ def documents_import(
                     )
                 else:
                     batch.append(Document(campaign=campaign, docno=doc.docno, title=doc.title, text=doc.text))
+                    if doc.replaced:
+                        not_utf8.append(f"{doc.docno} ({path}:{doc.line})")
+                        replacements += doc.replaced
                 if len(batch) >= DOCUMENT_BATCH:
                     stored += len(Document.objects.bulk_create(batch))
                     batch = []
@@ -330,4 +340,6 @@ def documents_import(
     progress("importing documents", read, read)
     stored += len(Document.objects.bulk_create(batch))
     not_found = sorted(wanted - seen - existing) if wanted is not None else []
-    return DocumentImportResult(stored, already, not_needed, duplicates, without_text, not_found)
+    return DocumentImportResult(
+        stored, already, not_needed, duplicates, without_text, not_found, not_utf8, replacements
+    )

@@ -5,9 +5,11 @@ and decompressed-size caps refuse a file by its name and store nothing."""
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
@@ -16,6 +18,7 @@ from rest_framework.test import APIClient
 from campaigns.models import Campaign, Run, RunArrays, Topic
 from campaigns.stored_runs import run_lines
 from jobs.models import Job
+from jobs.uploads import TemporaryFileUploadHandler
 from tests.campaigns.conftest import api_job, api_problems, follow_job, result
 
 pytestmark = pytest.mark.django_db
@@ -67,6 +70,33 @@ def test_a_normal_trec_run_uploads_through_the_page(web: Client, fifty: Campaign
     job = follow_job(web, page_post(web, fifty, {"what": "runs", "files": [big_run()]}))
     assert job.status == Job.Status.DONE, job.errors
     assert len(run_lines(Run.objects.get(tag="big").pk).scores) == 50_000
+
+
+@pytest.mark.parametrize("through", ["page", "api"])
+def test_a_large_upload_is_spooled_to_the_workbench_s_own_folder(
+    web: Client, api: APIClient, fifty: Campaign, monkeypatch: pytest.MonkeyPatch, through: str
+) -> None:
+    """Not the system's temporary folder: there a killed server's half upload would stay forever
+    (the folder's stale files are removed at start: tests/jobs/test_stale_uploads.py)."""
+    spooled: list[Path] = []
+    complete = TemporaryFileUploadHandler.file_complete
+
+    def recorded(self: TemporaryFileUploadHandler, file_size: int) -> Any:
+        spooled.append(Path(self.file.temporary_file_path()))
+        return complete(self, file_size)
+
+    monkeypatch.setattr(TemporaryFileUploadHandler, "file_complete", recorded)
+    if through == "page":
+        job = follow_job(web, page_post(web, fifty, {"what": "runs", "files": [big_run()]}))
+        assert job.status == Job.Status.DONE, job.errors
+    else:
+        response = api.post(
+            f"/api/campaigns/{fifty.slug}/runs/import/", {"files": [big_run()]}, format="multipart"
+        )
+        assert api_job(api, response)["status"] == "done"
+    assert [p.parent for p in spooled] == [Path(settings.WORKBENCH_UPLOAD_DIR) / "incoming"]
+    assert spooled[0].parent.stat().st_mode & 0o777 == 0o700
+    assert not spooled[0].exists()  # the request's end removed it
 
 
 def test_forty_runs_in_one_request_upload_through_the_api(api: APIClient, fifty: Campaign) -> None:

@@ -99,6 +99,28 @@ def test_a_domain_refusal_fails_the_job_with_its_lines() -> None:
     assert job.errors == ["a.run:3: expected 6 columns", "a.run:9: NaN score"]
 
 
+@register("test_unstorable")
+def _unstorable(job: Job, report: ProgressCallback) -> dict[str, Any]:
+    if job.params.get("refuse"):
+        from campaigns.errors import CampaignDataError
+
+        raise CampaignDataError(["a.run:1: token 'd\x001' is odd", "half \ud800"])
+    return {"text": "a\x00b", "half": ["\udfff"]}
+
+
+@pytest.mark.parametrize("refuse", [True, False])
+def test_what_no_json_column_holds_is_written_out_so_the_job_still_ends(refuse: bool) -> None:
+    """PostgreSQL's jsonb refuses a NUL: the job's end was lost and, still running, it was later
+    failed as interrupted ("the worker stopped"), which was not why."""
+    job = job_enqueue(kind="test_unstorable", title="t", params={"refuse": refuse})
+    job = Job.objects.get(pk=job.pk)
+    if refuse:
+        assert job.status == Job.Status.FAILED
+        assert job.errors == ["a.run:1: token 'd\\x001' is odd", "half \ufffd"]
+    else:
+        assert job.status == Job.Status.DONE and job.result == {"text": "a\\x00b", "half": ["\ufffd"]}
+
+
 def test_an_unexpected_error_fails_the_job_and_says_so() -> None:
     job = job_enqueue(kind="test_echo", title="t", params={"explode": True})
     assert job.status == Job.Status.FAILED

@@ -63,9 +63,30 @@ def test_gzip_collections_are_read_and_progress_counts_file_bytes(write_file: Wr
     assert reader.position == reader.size == path.stat().st_size
 
 
-def test_text_that_is_not_utf8_is_read_as_latin1(write_file: WriteFile) -> None:
-    raw = "<DOC><DOCNO>d1</DOCNO><TEXT>caf\xe9</TEXT></DOC>\n".encode("latin-1")
-    assert read_documents(write_file("l1.trec", raw))[0].text == "café"
+@pytest.mark.parametrize(
+    ("name", "layout"),
+    [
+        ("l1.trec", b"<DOC><DOCNO>d1</DOCNO><TEXT>%s</TEXT></DOC>\n"),
+        ("l1.tsv", b"d1\t%s\n"),
+        ("l1.jsonl", b'{"docno": "d1", "text": "%s"}\n'),
+    ],
+)
+def test_bytes_that_are_not_utf8_are_read_as_replacement_characters_and_counted(
+    write_file: WriteFile, name: str, layout: bytes
+) -> None:
+    """Each byte sequence that is not UTF-8 is one U+FFFD; the UTF-8 around it stays as written
+    (decoding the whole document as Latin-1 garbled 'café' into 'cafÃ©'). U+FFFD written in the
+    file is text, not counted."""
+    # UTF-8, a Latin-1 'é', two bytes no UTF-8 character starts with, then U+FFFD in UTF-8
+    text = "café déjà ".encode() + b"\xe9 \xff\xfe " + "\ufffd".encode()
+    [doc] = read_documents(write_file(name, layout % text))
+    assert doc.text == "café déjà \ufffd \ufffd\ufffd \ufffd"
+    assert doc.replaced == 3
+
+
+def test_a_json_lone_surrogate_escape_is_a_replacement_character_too(write_file: WriteFile) -> None:
+    [doc] = read_documents(write_file("s.jsonl", b'{"docno": "d1", "text": "a\\ud800b \\ud83d\\ude00"}\n'))
+    assert (doc.text, doc.replaced) == ("a\ufffdb \U0001f600", 1)  # a whole pair is one character
 
 
 @pytest.mark.parametrize(

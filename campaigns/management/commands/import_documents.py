@@ -78,6 +78,12 @@ class Command(BaseCommand):
             if docnos:
                 shown = ", ".join(docnos[:10]) + (", ..." if len(docnos) > 10 else "")
                 self.stderr.write(f"import_documents: warning: {len(docnos)} documents {what}: {shown}")
+        if result.not_utf8:
+            shown = ", ".join(result.not_utf8[:10]) + (", ..." if len(result.not_utf8) > 10 else "")
+            self.stderr.write(
+                f"import_documents: warning: {len(result.not_utf8)} documents held bytes that are not "
+                f"UTF-8, stored as U+FFFD ({result.replacements} in all): {shown}"
+            )
         self.stdout.write(
             f"campaign '{campaign.slug}': {result.stored} documents stored, {result.already_stored} already "
             f"stored, {result.not_needed} not needed by the pools"

@@ -2,6 +2,8 @@
 
 It runs the tasks as ``db_worker`` does (same options), and before it starts, then every few seconds
 on a thread of its own, fails the jobs whose worker stopped (:func:`jobs.services.jobs_interrupted_fail`).
+When it starts it also removes what stopped processes left of uploads
+(:func:`jobs.services.uploads_stale_remove`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from django.db import connection
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
-from jobs.services import WORKER, jobs_interrupted_fail, uploads_orphaned_remove
+from jobs.services import WORKER, jobs_interrupted_fail, uploads_stale_remove
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,7 @@ class Command(DbWorkerCommand):
         failed = jobs_interrupted_fail()
         if failed:
             log.warning("%d interrupted job(s) marked failed", failed)
-        uploads_orphaned_remove()
+        uploads_stale_remove()  # after the failing above: those jobs' folders are gone already
         stop = threading.Event()
         checker = threading.Thread(target=_check, args=(every, stop), name="jobs-check", daemon=True)
         checker.start()
