@@ -113,8 +113,8 @@ class InvitationOut(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     roles = serializers.ListField(child=serializers.CharField())
-    status = serializers.ChoiceField(
-        choices=["pending"], help_text="the roles are given when the account's owner accepts, logged in"
+    status = serializers.CharField(
+        help_text="pending: the roles are given when the account's owner, logged in, accepts"
     )
     created = serializers.DateTimeField()
 

@@ -160,10 +160,10 @@ def test_every_route_of_the_apps_is_in_an_access_table() -> None:
     tests/test_password_reset.py) and the public API schema are left out.
     """
     from tests import test_accounts
-    from tests.test_password_reset import PASSWORD_RESET_ROUTES
     from tests.judging.assess import test_views as test_assess_pages
     from tests.judging.reports import test_views as test_report_pages
     from tests.metrics import test_leaderboard_pages, test_live_pages
+    from tests.test_password_reset import PASSWORD_RESET_ROUTES
 
     public = {"login", "logout", "schema", *PASSWORD_RESET_ROUTES}
     routes = {

@@ -139,3 +139,52 @@ def test_an_organizers_reset_ends_the_sessions_and_revokes_the_tokens(
     )
     assert "new password for" in reset.content.decode()
     assert not _logged_in(ivan) and not _token_works(token)
+
+
+# ---------------------------------------------------------------------------------- e-mail settings
+
+
+def _mailer(tmp_path: Any, **env: str) -> dict[str, Any]:
+    import json
+    import os
+
+    from tests.conftest import python_stdout
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("WORKBENCH_", "DJANGO_"))}
+    clean["XDG_DATA_HOME"] = str(tmp_path)  # production generates its key there
+    code = (
+        "import django, json, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'workbench.settings'); "
+        "django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.MAILERS['default'], s.DEFAULT_FROM_EMAIL]))"
+    )
+    mailer, sender = json.loads(python_stdout("-c", code, env={**clean, **env}))
+    return {**mailer, "from": sender}
+
+
+def test_email_goes_to_the_console_by_default_and_to_smtp_when_the_operator_says(tmp_path: Any) -> None:
+    assert _mailer(tmp_path)["BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+    smtp = _mailer(
+        tmp_path,
+        WORKBENCH_EMAIL_HOST="smtp.example.org",
+        WORKBENCH_EMAIL_HOST_USER="judge",
+        WORKBENCH_EMAIL_HOST_PASSWORD="mail-secret",
+        WORKBENCH_DEFAULT_FROM_EMAIL="judge@example.org",
+    )
+    assert smtp["BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert smtp["OPTIONS"] == {
+        "host": "smtp.example.org",
+        "port": 587,
+        "username": "judge",
+        "password": "mail-secret",
+        "use_tls": True,
+        "timeout": 30,
+    }
+    assert smtp["from"] == "judge@example.org"
+    other = _mailer(
+        tmp_path, WORKBENCH_EMAIL_HOST="mx", WORKBENCH_EMAIL_PORT="2525", WORKBENCH_EMAIL_USE_TLS="0"
+    )
+    assert (other["OPTIONS"]["port"], other["OPTIONS"]["use_tls"]) == (2525, False)
+    # production never prints reset links where nobody reads them: the machine's own mail server
+    production = _mailer(tmp_path, WORKBENCH_ENV="production", WORKBENCH_ALLOWED_HOSTS="judge.example.org")
+    assert production["BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert (production["OPTIONS"]["host"], production["OPTIONS"]["port"]) == ("localhost", 25)
