@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -112,7 +112,7 @@ class PasswordChange(auth_views.PasswordChangeView):
 
     success_url = reverse_lazy("accounts:account")
 
-    def form_valid(self, form: Any) -> HttpResponseBase:
+    def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)  # saves it; this session gets a new key and the new hash
         ended = account_password_changed(
             user=form.user,
@@ -130,7 +130,7 @@ class PasswordResetConfirm(auth_views.PasswordResetConfirmView):
 
     success_url = reverse_lazy("password_reset_complete")
 
-    def form_valid(self, form: Any) -> HttpResponseBase:
+    def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         account_credentials_revoke(user=form.user, keep=self.request.session.session_key)
         if self.request.user.is_authenticated and self.request.user.pk == form.user.pk:
