@@ -12,6 +12,7 @@ from django.db.models import Count, QuerySet
 from django.urls import reverse
 
 from campaigns import access
+from campaigns.accounts.models import AccountOrigin
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, Topic
 from campaigns.sections import Step, StepLink, StepState, campaign_sections, campaign_steps
@@ -102,15 +103,46 @@ def campaign_overview(*, campaign: Campaign) -> dict[str, Any]:
     }
 
 
-def member_manageable(*, campaign: Campaign, user: Any, by: Any) -> bool:
-    """Whether the organizer ``by`` may reset or deactivate ``user``'s account: one of this campaign
-    alone (a member here and of no other campaign), not staff, not ``by``'s own."""
-    if user.pk == by.pk or user.is_staff or user.is_superuser:
-        return False
-    memberships = Membership.objects.filter(user_id=user.pk)
-    return (
-        memberships.filter(campaign=campaign).exists() and not memberships.exclude(campaign=campaign).exists()
+# why an organizer may not reset or deactivate an account (shown on the people page, and the refusal)
+NOT_YOURS_TO_MANAGE = {
+    "own": "your own account: change its password on My account",
+    "staff": "a site administrator's account: only a site administrator manages it",
+    "origin": "not created through this campaign's invitation: a site administrator manages it",
+    "elsewhere": "used in another campaign too: a site administrator manages it",
+}
+
+
+def members_management(*, campaign: Campaign, users: Sequence[Any], by: Any) -> dict[int, str | None]:
+    """For each of ``users``, why the organizer ``by`` may not reset its password or deactivate it
+    (a key of NOT_YOURS_TO_MANAGE), or None when they may: an account created through this campaign
+    (an invitation of a new account, a machine assessor) that has never had a role in any other
+    campaign, not staff, not ``by``'s own. Two queries, however many users."""
+    pks = [u.pk for u in users]
+    origins = {o.user_id: o for o in AccountOrigin.objects.filter(user_id__in=pks)}
+    elsewhere = set(
+        Membership.objects.filter(user_id__in=pks)
+        .exclude(campaign=campaign)
+        .values_list("user_id", flat=True)
     )
+    out: dict[int, str | None] = {}
+    for u in users:
+        origin = origins.get(u.pk)
+        if u.pk == by.pk:
+            out[u.pk] = "own"
+        elif u.is_staff or u.is_superuser:
+            out[u.pk] = "staff"
+        elif origin is None or origin.campaign_id != campaign.pk:
+            out[u.pk] = "origin"
+        elif origin.joined_elsewhere is not None or u.pk in elsewhere:
+            out[u.pk] = "elsewhere"
+        else:
+            out[u.pk] = None
+    return out
+
+
+def member_manageable(*, campaign: Campaign, user: Any, by: Any) -> bool:
+    """Whether the organizer ``by`` may reset or deactivate ``user``'s account (members_management)."""
+    return members_management(campaign=campaign, users=[user], by=by)[user.pk] is None
 
 
 def campaign_topic_numbers(*, campaign: Campaign) -> list[str]:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from campaigns.accounts.models import Invitation
+from campaigns.accounts.selectors import campaign_invitations_pending
 from campaigns.apis import CampaignApi, documented
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign
-from campaigns.services import member_invite, membership_remove
+from campaigns.services import invitation_create, invitation_withdraw, member_invite, membership_remove
 from campaigns.services.members import member_active_set, member_password_reset
 from judging.inputs import (
     AssignmentReassignInput,
@@ -45,7 +48,7 @@ class InvitedOut(serializers.Serializer):
     username = serializers.CharField()
     roles = serializers.ListField(child=serializers.CharField())
     password = serializers.CharField(
-        allow_null=True, help_text="a new account's password, given this once; null for an existing account"
+        help_text="the new account's password, given this once (only its hash is stored)"
     )
 
 
@@ -106,25 +109,75 @@ class PeopleApi(CampaignApi):
         return Response({role: [u.username for u in users] for role, users in people.items()})
 
 
+class InvitationOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    roles = serializers.ListField(child=serializers.CharField())
+    status = serializers.CharField(
+        help_text="pending: the roles are given when the account's owner, logged in, accepts"
+    )
+    created = serializers.DateTimeField()
+
+
+def invitation_json(invitation: Invitation) -> dict[str, Any]:
+    """An invitation as the organizer sees it: never whether an account of that username exists."""
+    return {
+        "id": invitation.pk,
+        "username": invitation.username,
+        "roles": invitation.roles,
+        "status": "pending",
+        "created": invitation.created,
+    }
+
+
 class MemberInviteApi(CampaignApi):
-    # 201 whichever account: the status never tells whether a username exists (an existing account
-    # is attached only when asked for, ``account: existing``)
-    @documented(
-        request=MemberInviteInput, ok=InvitedOut, status_code=201, operation_id="judging_member_invite"
+    # a new account: 201 with its password; an existing one: 202 with an invitation, the same answer
+    # whether or not an account of that username exists (it joins only if its owner accepts)
+    @extend_schema(
+        request=MemberInviteInput,
+        responses={201: InvitedOut, 202: InvitationOut},
+        operation_id="judging_member_invite",
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = self.organizer_campaign(request, slug)
         form = MemberInviteInput(data=request.data)
         form.is_valid(raise_exception=True)
+        data = form.validated_data
+        if data["account"] == "existing":
+            invitation = invitation_create(
+                campaign=campaign,
+                username=data["username"],
+                roles=data["roles"],
+                by=request.user,  # type: ignore[arg-type]
+            )
+            return Response(invitation_json(invitation), status=status.HTTP_202_ACCEPTED)
         user, password = member_invite(
             campaign=campaign,
-            username=form.validated_data["username"],
-            roles=form.validated_data["roles"],
-            email=form.validated_data.get("email", ""),
-            existing=form.validated_data["account"] == "existing",
+            username=data["username"],
+            roles=data["roles"],
+            email=data.get("email", ""),
+            by=request.user,  # type: ignore[arg-type]
         )
-        body = {"username": user.username, "roles": form.validated_data["roles"], "password": password}
+        body = {"username": user.username, "roles": data["roles"], "password": password}
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+class InvitationListApi(CampaignApi):
+    @documented(ok=InvitationOut(many=True), operation_id="judging_invitations")
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        return Response([invitation_json(i) for i in campaign_invitations_pending(campaign=campaign)])
+
+
+class InvitationWithdrawApi(CampaignApi):
+    @documented(request=None, ok=None, status_code=204, operation_id="judging_invitation_withdraw")
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        try:
+            invitation_withdraw(campaign=campaign, invitation_id=pk)
+        except CampaignNotFound as exc:
+            raise exceptions.NotFound(str(exc)) from exc
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MemberRoleRemoveApi(CampaignApi):

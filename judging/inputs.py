@@ -68,8 +68,8 @@ class MemberInviteInput(FormInput):
     account = serializers.ChoiceField(
         choices=["new", "existing"],
         default="new",
-        help_text="new: create the account (a taken username is refused); existing: give the roles "
-        "to the active account of exactly this username",
+        help_text="new: create the account (a taken username is refused); existing: invite the account "
+        "of exactly this username, which takes the roles only when its owner accepts",
     )
 
 

@@ -164,6 +164,7 @@ def machine_create_page(request: HttpRequest, campaign: Campaign) -> HttpRespons
         judge = machine_judge_create(
             campaign=campaign, username=data["username"], config=data["config"],
             price_input=data.get("price_input"), price_output=data.get("price_output"),
+            created_by=request.user,  # type: ignore[arg-type]
         )  # fmt: skip
         messages.success(
             request,
@@ -327,6 +328,7 @@ class MachineListApi(CampaignApi):
         judge = machine_judge_create(
             campaign=campaign, username=data["username"], config=data["config"],
             price_input=data.get("price_input"), price_output=data.get("price_output"),
+            created_by=request.user,  # type: ignore[arg-type]
         )  # fmt: skip
         return Response(machine_json(judge), status=status.HTTP_201_CREATED)
 

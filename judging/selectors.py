@@ -11,7 +11,7 @@ from django.urls import reverse
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Membership, Topic
 from campaigns.sections import StepLink, StepState
-from campaigns.selectors import member_manageable
+from campaigns.selectors import NOT_YOURS_TO_MANAGE, members_management
 from jobs.models import Job
 from judging.models import Assignment, AssignmentItem, Grade, Judgment
 from pooling.models import Pool
@@ -115,8 +115,14 @@ class Person:
 
     user: User
     roles: list[str]
-    # may the organizer viewing the page reset the password or deactivate the account
-    manageable: bool
+    # why the organizer viewing the page may not reset the password or deactivate the account
+    # (campaigns.selectors.NOT_YOURS_TO_MANAGE), or "" when they may
+    not_yours: str = ""
+    machine: bool = False  # a machine assessor's account: deactivated, never given a password
+
+    @property
+    def manageable(self) -> bool:
+        return not self.not_yours
 
 
 def campaign_members(*, campaign: Campaign, viewer: User) -> list[Person]:
@@ -124,12 +130,20 @@ def campaign_members(*, campaign: Campaign, viewer: User) -> list[Person]:
     roles: dict[int, list[str]] = {}
     users: dict[int, User] = {}
     for m in (
-        Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username", "role")
+        Membership.objects.filter(campaign=campaign)
+        .select_related("user", "user__origin")
+        .order_by("user__username", "role")
     ):
         roles.setdefault(m.user_id, []).append(m.role)
         users[m.user_id] = m.user
+    why = members_management(campaign=campaign, users=list(users.values()), by=viewer)
     return [
-        Person(u, roles[pk], member_manageable(campaign=campaign, user=u, by=viewer))
+        Person(
+            u,
+            roles[pk],
+            NOT_YOURS_TO_MANAGE[why[pk]] if why[pk] else "",  # type: ignore[index]
+            bool(getattr(u, "origin", None) and u.origin.machine),
+        )
         for pk, u in users.items()
     ]
 

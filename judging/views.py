@@ -12,10 +12,11 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaigns.errors import CampaignDataError
+from campaigns.accounts.selectors import campaign_invitations_pending
+from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign, Membership, Topic
-from campaigns.services import member_invite, membership_remove
+from campaigns.services import invitation_create, invitation_withdraw, member_invite, membership_remove
 from campaigns.services.members import member_active_set, member_password_reset
 from campaigns.views import organizer_page, refusals_as_messages
 from judging import apis, machines
@@ -54,25 +55,39 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     if request.method == "POST":
         try:
             data = validated(MemberInviteInput(data=request.POST))
-            user, password = member_invite(
-                campaign=campaign,
-                username=data["username"],
-                roles=data["roles"],
-                email=data.get("email", ""),
-                existing=data["account"] == "existing",
-            )
+            if data["account"] == "existing":
+                invitation = invitation_create(
+                    campaign=campaign,
+                    username=data["username"],
+                    roles=data["roles"],
+                    by=request.user,  # type: ignore[arg-type]
+                )
+            else:
+                user, password = member_invite(
+                    campaign=campaign,
+                    username=data["username"],
+                    roles=data["roles"],
+                    email=data.get("email", ""),
+                    by=request.user,  # type: ignore[arg-type]
+                )
         except CampaignDataError as exc:
             errors = exc.problems
         else:
-            if password:
+            if data["account"] == "existing":
+                # the same sentence whether or not such an account exists
+                messages.success(
+                    request,
+                    f"'{invitation.username}' is invited as {', '.join(invitation.roles)}: if an account of "
+                    "exactly that name exists, its owner sees the invitation when logged in, and takes the "
+                    "roles by accepting it",
+                )
+            else:
                 _reveal(request, user.username, password)
                 messages.success(
                     request,
                     f"account '{user.username}' created with password {password} — pass it on now, "
                     "it is not shown again",
                 )
-            else:
-                messages.success(request, f"'{user.username}' now has the role(s) {', '.join(data['roles'])}")
             return redirect("judging:people", slug=campaign.slug)
     return render(
         request,
@@ -81,6 +96,7 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "campaign": campaign,
             "people": campaign_people(campaign=campaign),
             "members": campaign_members(campaign=campaign, viewer=request.user),  # type: ignore[arg-type]
+            "invitations": campaign_invitations_pending(campaign=campaign),
             "revealed": request.session.pop(REVEALED, None),
             "errors": errors,
             "roles": Membership.Role.values,
@@ -151,6 +167,17 @@ def member_active(request: HttpRequest, campaign: Campaign, user_id: int) -> Htt
         return f"'{user.username}' {what}"
 
     return _member_action(request, campaign, user_id, act)
+
+
+@organizer_page
+@require_POST
+def invitation_withdraw_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
+    try:
+        invitation = invitation_withdraw(campaign=campaign, invitation_id=pk)
+    except CampaignNotFound as exc:
+        raise Http404(str(exc)) from exc
+    messages.success(request, f"the invitation of '{invitation.username}' is withdrawn")
+    return redirect("judging:people", slug=campaign.slug)
 
 
 @organizer_page
@@ -265,6 +292,11 @@ page_patterns: list[URLPattern] = [
     ),
     path("campaigns/<slug:slug>/people/<int:user_id>/active/", member_active, name="member_active"),
     path(
+        "campaigns/<slug:slug>/invitations/<int:pk>/withdraw/",
+        invitation_withdraw_page,
+        name="invitation_withdraw",
+    ),
+    path(
         "campaigns/<slug:slug>/assignments/<int:pk>/reassign/",
         assignment_reassign_page,
         name="assignment_reassign",
@@ -301,6 +333,12 @@ api_patterns: list[URLPattern] = [
     ),
     path("campaigns/<slug:slug>/people/", apis.PeopleApi.as_view(), name="people"),
     path("campaigns/<slug:slug>/people/invite/", apis.MemberInviteApi.as_view(), name="member_invite"),
+    path("campaigns/<slug:slug>/invitations/", apis.InvitationListApi.as_view(), name="invitations"),
+    path(
+        "campaigns/<slug:slug>/invitations/<int:pk>/withdraw/",
+        apis.InvitationWithdrawApi.as_view(),
+        name="invitation_withdraw",
+    ),
     path("campaigns/<slug:slug>/scale/", apis.ScaleApi.as_view(), name="scale"),
     path("campaigns/<slug:slug>/scale/set/", apis.ScaleSetApi.as_view(), name="scale_set"),
     path("campaigns/<slug:slug>/assignments/", apis.AssignmentListApi.as_view(), name="assignments"),

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns.accounts.selectors import invitations_pending
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Membership
 from campaigns.views import organizer_page, refusals_as_messages
@@ -50,8 +51,11 @@ def _evaluation(campaign: Campaign, pk: int) -> Evaluation:
 @login_required
 def home(request: HttpRequest) -> HttpResponseBase:
     boards = home_boards(user=request.user)
+    # invitations to answer come first: an assessor is not sent on to their work before seeing them
+    invitations = list(invitations_pending(user=request.user))
     if (
         not boards
+        and not invitations
         and Membership.objects.filter(
             user_id=int(request.user.pk or 0),
             role__in=[Membership.Role.ASSESSOR, Membership.Role.ADJUDICATOR],
@@ -70,7 +74,7 @@ def home(request: HttpRequest) -> HttpResponseBase:
                     css_id=f"chart-{b.campaign.slug}",
                 )
             )
-    return render(request, "metrics/home.html", {"boards": boards})
+    return render(request, "metrics/home.html", {"boards": boards, "invitations": invitations})
 
 
 @organizer_page

@@ -86,6 +86,7 @@ CAMPAIGN_PAGES = [
     *(Endpoint(f"judging:{n}", "post", slug_member, organizer_status=302) for n in MEMBER_ACTIONS),
     Endpoint("judging:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
     Endpoint("judging:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    Endpoint("judging:invitation_withdraw", "post", lambda c: [*slug(c), 0], organizer_status=404),
     # machine assessors: a bad form goes back to the People page; machine 0 does not exist
     Endpoint("judging:machine_create", "post", slug, {}, organizer_status=302),
     *(Endpoint(f"judging:{n}", m, lambda c: [*slug(c), 0], organizer_status=404) for n, m in MACHINE_ROUTES),
@@ -116,6 +117,8 @@ CAMPAIGN_APIS = [
     *(Endpoint(f"judging_api:{n}", "post", slug_member, organizer_status=400) for n in MEMBER_ACTIONS),
     Endpoint("judging_api:assignment_reassign", "post", lambda c: [*slug(c), 0], organizer_status=404),
     Endpoint("judging_api:assignment_delete", "post", lambda c: [*slug(c), 0], organizer_status=404),
+    Endpoint("judging_api:invitations", "get", slug),
+    Endpoint("judging_api:invitation_withdraw", "post", lambda c: [*slug(c), 0], organizer_status=404),
     Endpoint("judging_api:machines", "get", slug),
     Endpoint("judging_api:machines", "post", slug, {}, organizer_status=400),
     *(
@@ -153,14 +156,16 @@ def _names(patterns: list[Any], namespace: str = "") -> set[str]:
 def test_every_route_of_the_apps_is_in_an_access_table() -> None:
     """This table, or the access tables of the judging and metrics tests, names every route.
 
-    Only Django's admin, the login and logout pages and the public API schema are left out.
+    Only Django's admin, the login and logout pages, the forgotten-password pages (open to anyone,
+    tests/test_password_reset.py) and the public API schema are left out.
     """
     from tests import test_accounts
     from tests.judging.assess import test_views as test_assess_pages
     from tests.judging.reports import test_views as test_report_pages
     from tests.metrics import test_leaderboard_pages, test_live_pages
+    from tests.test_password_reset import PASSWORD_RESET_ROUTES
 
-    public = {"login", "logout", "schema"}
+    public = {"login", "logout", "schema", *PASSWORD_RESET_ROUTES}
     routes = {
         n for n in _names(get_resolver().url_patterns) if not n.startswith("admin:") and n not in public
     }

@@ -21,6 +21,11 @@ ACCESS_TESTED = [
     ("accounts:account", "get"),
     ("accounts:token_create", "post"),
     ("accounts:token_revoke", "post"),
+    ("accounts:sessions_end_others", "post"),
+    ("accounts:invitation_accept", "post"),
+    ("accounts:invitation_decline", "post"),
+    ("accounts:password_change", "get"),
+    ("accounts:password_change", "post"),
 ]
 
 
@@ -43,6 +48,11 @@ def test_anonymous_visitors_are_sent_to_log_in(campaign: Campaign, organizer: An
         client.get(reverse("accounts:account")),
         client.post(reverse("accounts:token_create")),
         client.post(reverse("accounts:token_revoke", args=[row.pk])),
+        client.post(reverse("accounts:sessions_end_others")),
+        client.post(reverse("accounts:invitation_accept", args=[1])),
+        client.post(reverse("accounts:invitation_decline", args=[1])),
+        client.get(reverse("accounts:password_change")),
+        client.post(reverse("accounts:password_change")),
     ]
     for answer in answers:
         assert answer.status_code == 302 and answer["Location"].startswith(reverse("login"))

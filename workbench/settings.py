@@ -206,13 +206,57 @@ STORAGES = {
     },
 }
 
-# Sessions are read on every request (an assessor saves a judgment per keystroke): the per-process
-# cache answers, the database keeps them across restarts.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions live where every process (each gunicorn worker, each machine) reads the same copy, so
+# logging out, a password change or reset ends a session everywhere at once: in the database by
+# default (one indexed read a request); when the operator names a shared cache, WORKBENCH_CACHE_URL
+# (redis://127.0.0.1:6379/0), reads are answered by it and the database still keeps them across
+# restarts. Never a per-process cache: each worker would keep its own copy of a logged-out session.
+WORKBENCH_CACHE_URL = os.environ.get("WORKBENCH_CACHE_URL", "").strip()
+if WORKBENCH_CACHE_URL:
+    if not WORKBENCH_CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(
+            "WORKBENCH_CACHE_URL must be a Redis URL (redis://host:6379/0, rediss://... or unix://...)"
+        )
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": WORKBENCH_CACHE_URL,
+            "KEY_PREFIX": os.environ.get("WORKBENCH_CACHE_PREFIX", "workbench"),
+        }
+    }
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+else:
+    SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+# A password-reset link is good for this long (and only until it is used or the password changes).
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("WORKBENCH_PASSWORD_RESET_SECONDS", str(3 * 24 * 3600)))
+
+# E-mail (password-reset links), Django's MAILERS: SMTP to WORKBENCH_EMAIL_HOST when the operator
+# names one (README "Deploying"); otherwise printed on the console outside production, and in
+# production handed to the machine's own mail server (localhost:25), never to the console, which
+# nobody reads (check --deploy refuses it). A message that cannot be sent is logged, and the page
+# answers the same.
+_email_host = os.environ.get("WORKBENCH_EMAIL_HOST", "").strip()
+if _email_host or PRODUCTION:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": _email_host or "localhost",
+                "port": int(os.environ.get("WORKBENCH_EMAIL_PORT", "587" if _email_host else "25")),
+                "username": os.environ.get("WORKBENCH_EMAIL_HOST_USER", ""),
+                "password": os.environ.get("WORKBENCH_EMAIL_HOST_PASSWORD", ""),
+                "use_tls": _env_bool("WORKBENCH_EMAIL_USE_TLS", bool(_email_host)),
+                "timeout": 30,
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("WORKBENCH_DEFAULT_FROM_EMAIL", "workbench@localhost")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

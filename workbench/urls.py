@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 from campaigns import api_urls as campaigns_api
+from campaigns.accounts import views as account_views
 from campaigns.api_errors import api_not_found
 from pooling import api_urls as pooling_api
 
@@ -13,6 +14,23 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # a forgotten password: a link by e-mail, then a new password (every session and API token ends)
+    path("accounts/password-reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password-reset/<uidb64>/<token>/",
+        account_views.PasswordResetConfirm.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path("accounts/me/", include("campaigns.accounts.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("campaigns/", include("pooling.urls")),

@@ -1,9 +1,14 @@
-"""API tokens: a script's credential, stored only as a digest (the token itself is shown once)."""
+"""Accounts beyond Django's User: API tokens (a script's credential, stored only as a digest), the
+sessions each account has open, where an account came from, and invitations to join a campaign."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import models
+from django.db.models import Q
+
+from campaigns.models import Campaign
 
 
 class ApiToken(models.Model):
@@ -44,3 +49,92 @@ class LoginFailure(models.Model):
 
     def __str__(self) -> str:
         return f"{self.address} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class AccountSession(models.Model):
+    """A logged-in session of ``user``, recorded at login so that every session of an account can be
+    listed and ended (logout elsewhere, a password change or reset).
+
+    Written at login and removed with its session (logout, a new key at login, ``clearsessions``
+    deleting expired ones): an ordinary request never reads or writes it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_sessions"
+    )
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="account_session")
+    created = models.DateTimeField(auto_now_add=True)
+    user_agent = models.CharField(max_length=300, blank=True, help_text="the browser it logged in with")
+
+    class Meta:
+        ordering = ("-created", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.user} since {self.created:%Y-%m-%d %H:%M}"
+
+
+class AccountOrigin(models.Model):
+    """The campaign whose organizer created the account (an invitation of a new account, or a machine
+    assessor). That campaign's organizers may reset its password or deactivate it until the account
+    first takes a role in any other campaign; from then on (``joined_elsewhere``, never cleared) only
+    a site administrator does. Accounts without an origin (made with createsuperuser, in the admin, or
+    before origins were recorded) are a site administrator's alone."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="origin"
+    )
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="created_accounts")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    machine = models.BooleanField(default=False, help_text="a machine assessor's account: it never logs in")
+    joined_elsewhere = models.DateTimeField(
+        null=True, blank=True, help_text="when the account first took a role in another campaign"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user} (created in {self.campaign})"
+
+
+class Invitation(models.Model):
+    """An organizer's offer of roles in a campaign to an account that may exist: the roles are given
+    only when the invited person, logged in, accepts. ``user`` is the active account of exactly that
+    username when the invitation was made (none otherwise: the organizer is not told which)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    username = models.CharField(max_length=150)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="invitations",
+    )
+    roles = models.JSONField(default=list)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created", "-id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["campaign", "username"],
+                condition=Q(accepted_at__isnull=True, declined_at__isnull=True),
+                name="accounts_invitation_one_pending",
+            ),
+            models.CheckConstraint(
+                condition=Q(accepted_at__isnull=True) | Q(declined_at__isnull=True),
+                name="accounts_invitation_accepted_or_declined",
+            ),
+        )
+
+    @property
+    def pending(self) -> bool:
+        return self.accepted_at is None and self.declined_at is None
+
+    def __str__(self) -> str:
+        return f"{self.username} to {self.campaign} as {', '.join(self.roles)}"

@@ -1,4 +1,4 @@
-"""Reads of API tokens and of the per-address login throttle."""
+"""Reads of accounts: API tokens, open sessions, pending invitations, the per-address login throttle."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from campaigns.accounts.models import ApiToken, LoginFailure
+from campaigns.accounts.models import AccountSession, ApiToken, Invitation, LoginFailure
 
 
 def api_tokens_listed(*, user: Any) -> QuerySet[ApiToken]:
@@ -22,3 +22,25 @@ def login_address_locked(*, address: str) -> bool:
     limit = settings.WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT
     since = timezone.now() - settings.AXES_COOLOFF_TIME
     return LoginFailure.objects.filter(address=address[:64], at__gte=since)[:limit].count() >= limit
+
+
+def account_sessions_listed(*, user: Any) -> QuerySet[AccountSession]:
+    """The user's unexpired login sessions, newest first (with their expiry)."""
+    return AccountSession.objects.filter(user=user, session__expire_date__gt=timezone.now()).select_related(
+        "session"
+    )
+
+
+def invitations_pending(*, user: Any) -> QuerySet[Invitation]:
+    """The invitations waiting for ``user``'s answer, newest first."""
+    return Invitation.objects.filter(user=user, accepted_at=None, declined_at=None).select_related(
+        "campaign", "invited_by"
+    )
+
+
+def campaign_invitations_pending(*, campaign: Any) -> QuerySet[Invitation]:
+    """The campaign's invitations nobody has answered yet (the organizer is not told whether an
+    account of that username exists)."""
+    return Invitation.objects.filter(campaign=campaign, accepted_at=None, declined_at=None).select_related(
+        "invited_by"
+    )

@@ -1,20 +1,24 @@
-"""Writes of API tokens (create: the token is returned once; revoke; use by the API) and of the
-per-address count of failed logins."""
+"""Writes of accounts: API tokens (create, the token returned once; revoke; use by the API), the
+sessions of an account (recorded at login, ended on request or with a password change or reset),
+where an account came from, and the per-address count of failed logins."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
 from datetime import timedelta
+from importlib import import_module
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils import timezone
 
 from campaigns import access
-from campaigns.accounts.models import ApiToken, LoginFailure
+from campaigns.accounts.models import AccountOrigin, AccountSession, ApiToken, LoginFailure
 from campaigns.errors import InputRefused
+from campaigns.models import Campaign
 
 TOKEN_PREFIX = "wbt_"  # recognisable in a leaked file or a secret scanner's rules
 MAX_TOKENS = 50
@@ -80,3 +84,84 @@ def login_failures_forget(*, address: str) -> int:
     """Unlock ``address`` at once (its recorded failures are deleted); how many there were."""
     deleted, _ = LoginFailure.objects.filter(address=address[:64]).delete()
     return deleted
+
+
+def api_tokens_revoke_all(*, user: Any) -> int:
+    """Revoke every token of ``user`` (a password reset: whoever had the password may have made one)."""
+    deleted, _ = ApiToken.objects.filter(user=user).delete()
+    return deleted
+
+
+# ------------------------------------------------------------------------------------ sessions
+
+
+def account_session_record(*, user: Any, session: Any, user_agent: str = "") -> AccountSession | None:
+    """Note that the login session ``session`` (a SessionStore) is ``user``'s, so it can be listed and
+    ended later. Called at login only: ordinary requests never touch the record."""
+    if not session.session_key:  # the login flushed a stale session: its new key is made now
+        session.save()
+    key = session.session_key
+    if not Session.objects.filter(session_key=key).exists():
+        return None  # not a database-backed session (never configured: settings keep them in the database)
+    row, _ = AccountSession.objects.update_or_create(
+        session_id=key, defaults={"user": user, "user_agent": user_agent[:300]}
+    )
+    return row
+
+
+def _session_store() -> Any:
+    return import_module(settings.SESSION_ENGINE).SessionStore()
+
+
+def account_sessions_end(*, user: Any, keep: str | None = None) -> int:
+    """End every session of ``user`` but ``keep`` (a session key), in the shared store itself (the
+    database, and the cache in front of it when one is configured): their cookies are refused at once
+    by every process. Returns how many were ended.
+
+    Sessions recorded at login are found by their record; sessions with no record (opened before
+    records were kept) are found by reading the unexpired ones that have none."""
+    keys = set(AccountSession.objects.filter(user=user).values_list("session_id", flat=True))
+    uid = str(user.pk)
+    unrecorded = Session.objects.filter(expire_date__gt=timezone.now(), account_session__isnull=True)
+    for row in unrecorded.iterator():
+        if row.get_decoded().get("_auth_user_id") == uid:
+            keys.add(row.session_key)
+    keys.discard(keep or "")
+    store = _session_store()
+    for key in keys:
+        store.delete(key)  # the cache entry and the row (the record goes with the row)
+    return len(keys)
+
+
+def account_password_changed(*, user: Any, session: Any, user_agent: str = "") -> int:
+    """After ``user`` changed their own password in ``session``: every other session of theirs ends
+    (from the store, not only by the stale password hash), this one stays and is recorded under the
+    new key the change gave it. Returns how many others ended."""
+    ended = account_sessions_end(user=user, keep=session.session_key)
+    account_session_record(user=user, session=session, user_agent=user_agent)
+    return ended
+
+
+def account_credentials_revoke(*, user: Any, keep: str | None = None) -> tuple[int, int]:
+    """After a password reset: end every session of ``user`` (but ``keep``) and revoke its API tokens.
+    Returns (sessions ended, tokens revoked)."""
+    return account_sessions_end(user=user, keep=keep), api_tokens_revoke_all(user=user)
+
+
+# ------------------------------------------------------------------------------------- origins
+
+
+def account_origin_record(
+    *, user: Any, campaign: Campaign, created_by: Any | None, machine: bool = False
+) -> AccountOrigin:
+    """Record that ``campaign`` created ``user`` (an invitation of a new account, a machine assessor):
+    its organizers may manage the account until it takes a role in another campaign."""
+    return AccountOrigin.objects.create(user=user, campaign=campaign, created_by=created_by, machine=machine)
+
+
+def account_origin_joined(*, user: Any, campaign: Campaign) -> None:
+    """``user`` takes a role in ``campaign``: if the account was created by another campaign, its
+    organizers lose the right to manage it, for good."""
+    AccountOrigin.objects.filter(user=user, joined_elsewhere__isnull=True).exclude(campaign=campaign).update(
+        joined_elsewhere=timezone.now()
+    )

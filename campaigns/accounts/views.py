@@ -1,15 +1,30 @@
-"""The "My account" page: the person's API tokens, created (shown once) and revoked here."""
+"""The "My account" page: the person's API tokens (created, shown once, revoked), their open sessions
+(log out everywhere else), their invitations (accept, decline) and their password (change it; reset a
+forgotten one by e-mail)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST, require_safe
 
-from campaigns.accounts.selectors import api_tokens_listed
-from campaigns.accounts.services import api_token_create, api_token_revoke
+from campaigns.accounts.selectors import account_sessions_listed, api_tokens_listed, invitations_pending
+from campaigns.accounts.services import (
+    account_credentials_revoke,
+    account_password_changed,
+    account_sessions_end,
+    api_token_create,
+    api_token_revoke,
+)
+from campaigns.services import invitation_accept, invitation_decline
 from campaigns.views import access_as_http, refusals_as_messages
 
 # the new token waits in the session for the one page view that shows it (post, redirect, get)
@@ -21,7 +36,14 @@ SHOWN_ONCE = "accounts_new_api_token"
 def account(request: HttpRequest) -> HttpResponse:
     new = request.session.pop(SHOWN_ONCE, None)
     return render(
-        request, "accounts/account.html", {"tokens": api_tokens_listed(user=request.user), "new": new}
+        request,
+        "accounts/account.html",
+        {
+            "tokens": api_tokens_listed(user=request.user),
+            "new": new,
+            "sessions": account_sessions_listed(user=request.user),
+            "invitations": invitations_pending(user=request.user),
+        },
     )
 
 
@@ -41,3 +63,76 @@ def api_token_revoke_page(request: HttpRequest, token_id: int) -> HttpResponse:
         row = api_token_revoke(user=request.user, token_id=token_id)
     messages.success(request, f"Token “{row.name}” revoked: scripts using it are refused from now on.")
     return redirect("accounts:account")
+
+
+@require_POST
+@login_required
+def sessions_end_others(request: HttpRequest) -> HttpResponse:
+    ended = account_sessions_end(user=request.user, keep=request.session.session_key)
+    messages.success(
+        request,
+        f"Logged out everywhere else: {ended} other session{'' if ended == 1 else 's'} ended."
+        if ended
+        else "No other session was open.",
+    )
+    return redirect("accounts:account")
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    """To the page the form was on (this site's own pages only), else My account."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect("accounts:account")
+
+
+@require_POST
+@login_required
+def invitation_accept_page(request: HttpRequest, pk: int) -> HttpResponse:
+    with access_as_http():
+        invitation = invitation_accept(user=request.user, invitation_id=pk)  # type: ignore[arg-type]
+    messages.success(request, f"You are now {', '.join(invitation.roles)} in “{invitation.campaign.name}”.")
+    return _back(request)
+
+
+@require_POST
+@login_required
+def invitation_decline_page(request: HttpRequest, pk: int) -> HttpResponse:
+    with access_as_http():
+        invitation = invitation_decline(user=request.user, invitation_id=pk)  # type: ignore[arg-type]
+    messages.success(request, f"You declined the invitation to “{invitation.campaign.name}”.")
+    return _back(request)
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """Django's password change (the old password, the new one twice), then every other session of
+    the account ends; this one stays logged in."""
+
+    success_url = reverse_lazy("accounts:account")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)  # saves it; this session gets a new key and the new hash
+        ended = account_password_changed(
+            user=form.user,
+            session=self.request.session,
+            user_agent=self.request.META.get("HTTP_USER_AGENT", ""),
+        )
+        elsewhere = f" {ended} other session{'' if ended == 1 else 's'} ended." if ended else ""
+        messages.success(self.request, f"Your password is changed.{elsewhere}")
+        return response
+
+
+class PasswordResetConfirm(auth_views.PasswordResetConfirmView):
+    """Django's reset from an e-mailed link, then every session of the account ends and its API tokens
+    are revoked: whoever knew the old password may have opened or made them."""
+
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        account_credentials_revoke(user=form.user, keep=self.request.session.session_key)
+        if self.request.user.is_authenticated and self.request.user.pk == form.user.pk:
+            logout(self.request)  # this browser's session too (ended through the request, not beside it)
+        return response

@@ -15,6 +15,12 @@ from campaigns.services.imports import (
     runs_import,
     topics_import,
 )
+from campaigns.services.invitations import (
+    invitation_accept,
+    invitation_create,
+    invitation_decline,
+    invitation_withdraw,
+)
 from campaigns.services.members import member_invite, membership_add, membership_remove
 from campaigns.services.qrels import qrels_set_import
 
@@ -27,6 +33,10 @@ __all__ = [
     "campaign_create",
     "campaign_import_enqueue",
     "documents_import",
+    "invitation_accept",
+    "invitation_create",
+    "invitation_decline",
+    "invitation_withdraw",
     "member_invite",
     "membership_add",
     "membership_remove",

@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from campaigns.access import Role, has_role
+from campaigns.accounts.services import account_origin_record
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, Topic
 from jobs.models import Job
@@ -65,8 +66,11 @@ def machine_judge_create(
     config: JudgeConfig,
     price_input: Decimal | None = None,
     price_output: Decimal | None = None,
+    created_by: User | None = None,
 ) -> MachineJudge:
-    """A new machine assessor: an account that cannot log in, the assessor role, its configuration."""
+    """A new machine assessor: an account that cannot log in, the assessor role, its configuration.
+
+    The account's origin is the campaign (its organizers manage it while it is used nowhere else)."""
     _checked(config)
     username = username.strip()
     if not username or len(username) > 150 or any(c.isspace() for c in username):
@@ -76,6 +80,7 @@ def machine_judge_create(
             user = User(username=username)
             user.set_unusable_password()  # a machine never logs in
             user.save()
+            account_origin_record(user=user, campaign=campaign, created_by=created_by, machine=True)
             Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.ASSESSOR)
             judge_row = MachineJudge.objects.create(
                 campaign=campaign,

@@ -12,8 +12,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from campaigns.access import has_role
+from campaigns.accounts.models import Invitation
 from campaigns.models import Campaign, Topic
-from campaigns.services import campaign_create, membership_add
+from campaigns.services import campaign_create, member_invite, membership_add
 from judging.models import Assignment, Judgment
 from judging.services import assignment_next_item, assignments_create, judgment_record
 from pooling.models import Pool
@@ -56,6 +57,15 @@ def invite(api: APIClient, campaign: Campaign, **data: Any) -> Any:
 # ------------------------------------------------------------------------------------ inviting
 
 
+@pytest.fixture
+def invited(campaign: Campaign, organizer: Any) -> Any:
+    """An assessor whose account this campaign's invitation created (its origin), password PASSWORD."""
+    user, _ = member_invite(campaign=campaign, username="ivan", roles=["assessor"], by=organizer)
+    user.set_password(PASSWORD)
+    user.save()
+    return user
+
+
 def test_a_new_account_is_never_an_existing_one_and_the_status_tells_nothing(
     api: APIClient, campaign: Campaign
 ) -> None:
@@ -70,21 +80,27 @@ def test_a_new_account_is_never_an_existing_one_and_the_status_tells_nothing(
     taken = invite(api, campaign, username="victim", roles=["organizer"])
     assert taken.status_code == 400 and "cannot be used for a new account" in taken.data["errors"][0]
     assert not has_role(victim, campaign, "organizer") and victim.memberships.count() == 1
-    # asked for explicitly, by exact username: attached, same status as a creation, no password
+    # asked for as an existing account: only an invitation (202), no role until its owner accepts
     attached = invite(api, campaign, username="victim", roles=["assessor"], account="existing")
-    assert attached.status_code == 201 and attached.data["password"] is None
+    assert attached.status_code == 202 and "password" not in attached.data
     victim = User.objects.get(pk=victim.pk)  # has_role caches the roles on the object
-    assert has_role(victim, campaign, "assessor")
-    assert victim.check_password("secret-of-victim")
-    # no prefix or case-insensitive match, and no inactive account
-    assert invite(api, campaign, username="VICTIM", roles=["assessor"], account="existing").status_code == 400
+    assert not has_role(victim, campaign, "assessor") and victim.check_password("secret-of-victim")
+    # the same answer, key for key, whether the account exists, differs in case, is inactive or is none
     User.objects.filter(username="newbie").update(is_active=False)
-    assert (
-        invite(api, campaign, username="newbie", roles=["adjudicator"], account="existing").status_code == 400
-    )
+    answers = [
+        invite(api, campaign, username=name, roles=["assessor"], account="existing")
+        for name in ("VICTIM", "newbie", "nobody-at-all")
+    ]
+    for answer in [attached, *answers]:
+        assert answer.status_code == 202
+        assert set(answer.data) == {"id", "username", "roles", "status", "created"}
+        assert answer.data["status"] == "pending" and answer.data["roles"] == ["assessor"]
+    # only the active account of exactly that name can ever answer
+    assert Invitation.objects.get(username="victim").user == victim
+    assert not Invitation.objects.exclude(username="victim").exclude(user=None).exists()
 
 
-def test_the_people_page_adds_an_existing_account_only_when_asked(
+def test_the_people_page_invites_an_existing_account_only_when_asked(
     web: Client, campaign: Campaign, outsider: Any
 ) -> None:
     url = reverse("judging:people", args=[campaign.slug])
@@ -93,7 +109,35 @@ def test_the_people_page_adds_an_existing_account_only_when_asked(
     data = {"username": "oscar", "roles": ["assessor"], "account": "existing"}
     page = web.post(url, data, follow=True).content.decode()
     fresh = User.objects.get(pk=outsider.pk)  # has_role caches the roles on the object
-    assert "now has the role(s) assessor" in page and has_role(fresh, campaign, "assessor")
+    assert "is invited as assessor" in page and not has_role(fresh, campaign, "assessor")
+    assert 'id="invitation-oscar"' in page
+    # the message is the same sentence for a username nobody has
+    none = web.post(url, {**data, "username": "nobody"}, follow=True).content.decode()
+    said = [
+        body.split('class="success">')[1].split("</li>")[0].replace(name, "NAME")
+        for body, name in ((page, "oscar"), (none, "nobody"))
+    ]
+    assert said[0] == said[1] and "NAME" in said[0]
+
+
+def test_the_organizer_withdraws_a_pending_invitation(
+    web: Client, api: APIClient, campaign: Campaign, outsider: Any
+) -> None:
+    first = invite(api, campaign, username="oscar", roles=["assessor"], account="existing").data
+    listed = api.get(f"/api/judging/campaigns/{campaign.slug}/invitations/").json()
+    assert [i["id"] for i in listed] == [first["id"]]
+    url = reverse("judging:invitation_withdraw", args=[campaign.slug, first["id"]])
+    page = web.post(url, follow=True).content.decode()
+    assert "is withdrawn" in page and 'id="invitation-oscar"' not in page
+    assert not Invitation.objects.exists()
+    assert web.post(url).status_code == 404  # gone
+    again = invite(api, campaign, username="oscar", roles=["adjudicator"], account="existing").data
+    gone = api.post(f"/api/judging/campaigns/{campaign.slug}/invitations/{again['id']}/withdraw/")
+    assert gone.status_code == 204 and not Invitation.objects.exists()
+    assert (
+        api.post(f"/api/judging/campaigns/{campaign.slug}/invitations/{again['id']}/withdraw/").status_code
+        == 404
+    )
 
 
 # ------------------------------------------------------------------------------ roles, accounts
@@ -113,47 +157,60 @@ def test_removing_a_role_keeps_the_last_organizer(
 
 
 def test_a_reset_password_is_shown_once_with_a_copy_button(
-    web: Client, campaign: Campaign, assessor: Any
+    web: Client, campaign: Campaign, invited: Any
 ) -> None:
-    url = reverse("judging:member_password_reset", args=[campaign.slug, assessor.pk])
+    url = reverse("judging:member_password_reset", args=[campaign.slug, invited.pk])
     page = web.post(url, follow=True).content.decode()
     password = page.split('<code id="revealed-password" class="secret">')[1].split("</code>")[0]
-    assessor.refresh_from_db()
-    assert assessor.check_password(password) and not assessor.check_password(PASSWORD)
+    invited.refresh_from_db()
+    assert invited.check_password(password) and not invited.check_password(PASSWORD)
     assert 'id="copy-password"' in page
     again = web.get(reverse("judging:people", args=[campaign.slug])).content.decode()
     assert password not in again and "revealed-password" not in again
 
 
 def test_accounts_used_elsewhere_or_ones_own_cannot_be_reset_or_deactivated(
-    api: APIClient, campaign: Campaign, organizer: Any, assessor: Any
+    api: APIClient, campaign: Campaign, organizer: Any, invited: Any
 ) -> None:
     base = f"/api/judging/campaigns/{campaign.slug}/people"
-    membership_add(campaign=campaign_create(slug="other", name="Other"), user=assessor, roles=["assessor"])
-    refused = api.post(f"{base}/{assessor.pk}/password/")
-    assert refused.status_code == 400 and "site administrator" in refused.data["errors"][0]
-    assert api.post(f"{base}/{assessor.pk}/active/", {"active": False}).status_code == 400
+    membership_add(campaign=campaign_create(slug="other", name="Other"), user=invited, roles=["assessor"])
+    refused = api.post(f"{base}/{invited.pk}/password/")
+    assert refused.status_code == 400 and "used in another campaign" in refused.data["errors"][0]
+    assert api.post(f"{base}/{invited.pk}/active/", {"active": False}).status_code == 400
     assert api.post(f"{base}/{organizer.pk}/password/").status_code == 400
     staff = User.objects.create_user("root", password="x", is_staff=True)
     membership_add(campaign=campaign, user=staff, roles=["assessor"])
     assert api.post(f"{base}/{staff.pk}/password/").status_code == 400
-    assessor.refresh_from_db()
-    assert assessor.check_password(PASSWORD) and assessor.is_active
+    invited.refresh_from_db()
+    assert invited.check_password(PASSWORD) and invited.is_active
     # an account outside the campaign is not found, whatever exists
     stranger = User.objects.create_user("stranger", password="x")
     assert api.post(f"{base}/{stranger.pk}/password/").status_code == 404
     assert api.post(f"{base}/999999/password/").status_code == 404
 
 
-def test_a_deactivated_assessor_cannot_log_in_until_reactivated(
-    web: Client, campaign: Campaign, assessor: Any
+def test_the_people_page_says_who_manages_each_account(
+    web: Client, campaign: Campaign, assessor: Any, invited: Any
 ) -> None:
-    url = reverse("judging:member_active", args=[campaign.slug, assessor.pk])
+    page = web.get(reverse("judging:people", args=[campaign.slug])).content.decode()
+    mine = page.split('id="member-ivan"')[1].split("</tr>")[0]
+    theirs = page.split('id="member-alice"')[1].split("</tr>")[0]
+    own = page.split('id="member-olga"')[1].split("</tr>")[0]
+    assert "Reset password" in mine and "Deactivate" in mine
+    # alice's account was made outside the campaign (no recorded origin): a site administrator's
+    assert "Reset password" not in theirs and "a site administrator manages it" in theirs
+    assert "Reset password" not in own and "My account" in own
+
+
+def test_a_deactivated_assessor_cannot_log_in_until_reactivated(
+    web: Client, campaign: Campaign, invited: Any
+) -> None:
+    url = reverse("judging:member_active", args=[campaign.slug, invited.pk])
     page = web.post(url, {"active": "false"}, follow=True).content.decode()
     assert "is deactivated" in page and "deactivated</span>" in page
-    assert not Client().login(username="alice", password=PASSWORD)
+    assert not Client().login(username="ivan", password=PASSWORD)
     web.post(url, {"active": "true"})
-    assert Client().login(username="alice", password=PASSWORD)
+    assert Client().login(username="ivan", password=PASSWORD)
 
 
 # ---------------------------------------------------------------------------- reassign, release
