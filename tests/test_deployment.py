@@ -43,6 +43,46 @@ DEMO_USER, DEMO_PASSWORD = "organizer", "deployment-test-password"
 DEMO_RUN = ROOT / "demo" / "runs" / "bm25.run"
 
 
+class MailSink:
+    """The operator's SMTP server, stood in for on loopback: keeps every message it is given."""
+
+    def __init__(self) -> None:
+        import socketserver
+        import threading
+
+        sink = self
+        self.messages: list[str] = []
+
+        class Session(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                self.wfile.write(b"220 sink ESMTP\r\n")
+                while line := self.rfile.readline():
+                    verb = line.strip().upper()
+                    if verb.startswith((b"EHLO", b"HELO")):
+                        self.wfile.write(b"250 sink\r\n")
+                    elif verb == b"DATA":
+                        self.wfile.write(b"354 end with .\r\n")
+                        body = []
+                        while (data := self.rfile.readline()) not in (b".\r\n", b""):
+                            body.append(data)
+                        sink.messages.append(b"".join(body).decode("utf-8", "replace"))
+                        self.wfile.write(b"250 kept\r\n")
+                    elif verb == b"QUIT":
+                        self.wfile.write(b"221 bye\r\n")
+                        return
+                    else:  # MAIL FROM, RCPT TO, RSET, NOOP
+                        self.wfile.write(b"250 ok\r\n")
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Session)
+        self.server.daemon_threads = True
+        self.port = int(self.server.server_address[1])
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def _postgres_url() -> str:
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
@@ -64,6 +104,7 @@ class Deployment:
     env: dict[str, str]
     access_log: Path
     worker_log: Path
+    mail: MailSink
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     @property
@@ -75,6 +116,15 @@ class Deployment:
             [sys.executable, "manage.py", *args],
             cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout,
         )  # fmt: skip
+
+    def account(self, username: str, password: str, email: str) -> None:
+        """An account made by the site's administrator (``manage.py shell``, as an operator would)."""
+        code = (
+            "from django.contrib.auth.models import User; "
+            f"User.objects.create_user({username!r}, {email!r}, {password!r})"
+        )
+        done = self.manage("shell", "-c", code)
+        assert done.returncode == 0, done.stderr[-2000:]
 
     def access_lines(self) -> list[str]:
         return self.access_log.read_text(errors="replace").splitlines() if self.access_log.exists() else []
@@ -173,6 +223,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     tmp = tmp_path_factory.mktemp("deployment")
+    mail = MailSink()
     port = _free_port()
     host = f"127.0.0.1:{port}"
     # README "Deploying"'s variables (test_the_readme_lists_what_the_test_sets checks the list);
@@ -189,9 +240,12 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         WORKBENCH_UPLOAD_DIR=str(tmp / "uploads"),
         XDG_DATA_HOME=str(tmp / "data"),
         WORKBENCH_DEMO_PASSWORD=DEMO_PASSWORD,
+        WORKBENCH_EMAIL_HOST="127.0.0.1",
+        WORKBENCH_EMAIL_PORT=str(mail.port),
+        WORKBENCH_EMAIL_USE_TLS="0",
         PYTHONUNBUFFERED="1",
     )
-    deployment = Deployment(f"http://{host}", env, tmp / "access.log", tmp / "worker.log")
+    deployment = Deployment(f"http://{host}", env, tmp / "access.log", tmp / "worker.log", mail)
     try:
         for step in (("migrate", "--no-input"), ("collectstatic", "--no-input"), ("workbench_demo",)):
             done = deployment.manage(*step)
@@ -218,6 +272,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     finally:
         for proc in deployment.processes:
             _stop(proc)
+        mail.close()
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -337,3 +392,90 @@ def test_a_token_upload_is_done_by_the_jobs_worker(deployment: Deployment, brows
     assert job["status"] == "done", job
     runs = browser.get("/api/campaigns/demo/runs/").json()
     assert "deployed" in {r["tag"] for r in (runs["results"] if isinstance(runs, dict) else runs)}
+
+
+def _token(browser: Browser) -> str:
+    made = browser.post_form("/accounts/me/tokens/", {"name": "a script"}, form_page="/accounts/me/")
+    assert made.status_code == 302
+    found = re.search(r"(wbt_[A-Za-z0-9_-]{20,})", browser.get("/accounts/me/").text)
+    assert found, "the new token is not shown on My account"
+    return found.group(1)
+
+
+def _token_statuses(deployment: Deployment, token: str, count: int) -> list[int]:
+    """``count`` API calls with ``token``, three at a time; asserts every worker answered some."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = "/api/campaigns/"
+    headers = {"Authorization": f"Token {token}", "X-Forwarded-Proto": "https"}
+    before = len(deployment.access_lines())
+    with ThreadPoolExecutor(WORKERS) as pool:
+        statuses = list(
+            pool.map(lambda _: httpx.get(deployment.base + path, headers=headers).status_code, range(count))
+        )
+    deadline = time.monotonic() + 10
+    while len(served := _served_by(deployment, before, path)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len({pid for pid, _ in served}) == WORKERS, served
+    return statuses
+
+
+def test_a_password_change_ends_the_other_sessions_on_every_worker(deployment: Deployment) -> None:
+    deployment.account("changer", "first-password-1", "changer@example.org")
+    here, elsewhere = Browser(deployment), Browser(deployment)
+    try:
+        here.log_in("changer", "first-password-1")
+        elsewhere.log_in("changer", "first-password-1")
+        assert set(_on_every_worker(deployment, elsewhere, "/accounts/me/", 9)) == {200}
+        changed = here.post_form(
+            "/accounts/me/password/",
+            {
+                "old_password": "first-password-1",
+                "new_password1": "second-pass-2",
+                "new_password2": "second-pass-2",
+            },
+        )
+        assert changed.status_code == 302, changed.text[:500]
+        elsewhere.frozen = True
+        statuses = _on_every_worker(deployment, elsewhere, "/accounts/me/", 30)
+        assert 200 not in statuses, f"the other session was still served: {statuses}"
+        assert set(_on_every_worker(deployment, here, "/accounts/me/", 9)) == {200}  # this one stays
+    finally:
+        here.close()
+        elsewhere.close()
+
+
+def test_a_reset_by_e_mail_ends_every_session_and_token_on_every_worker(deployment: Deployment) -> None:
+    deployment.account("forgetful", "old-password-1", "forgetful@example.org")
+    them, stranger = Browser(deployment), Browser(deployment)
+    try:
+        them.log_in("forgetful", "old-password-1")
+        token = _token(them)
+        assert set(_token_statuses(deployment, token, 9)) == {200}
+        before = len(deployment.mail.messages)
+        asked = stranger.post_form("/accounts/password-reset/", {"email": "forgetful@example.org"})
+        assert asked.status_code == 302
+        deadline = time.monotonic() + 30
+        while len(deployment.mail.messages) == before:
+            assert time.monotonic() < deadline, "no reset mail reached the SMTP server"
+            time.sleep(0.1)
+        mail = deployment.mail.messages[-1].replace("=\r\n", "")
+        link = re.search(r"https?://[^/\s]+(/accounts/password-reset/[^/\s]+/[^/\s]+/)", mail)
+        assert link, mail
+        opened = stranger.get(link.group(1))
+        assert opened.status_code == 302, opened.status_code  # Django moves the token into the session
+        form_page = opened.headers["location"]
+        done = stranger.post_form(
+            form_page, {"new_password1": "new-password-2", "new_password2": "new-password-2"}
+        )
+        assert done.status_code == 302 and done.headers["location"] == "/accounts/password-reset/done/"
+        them.frozen = True
+        statuses = _on_every_worker(deployment, them, "/accounts/me/", 30)
+        assert 200 not in statuses, f"the session was still served after the reset: {statuses}"
+        refused = _token_statuses(deployment, token, 30)
+        # refused as any unknown token is (DRF answers 403 where session authentication comes first)
+        assert set(refused) == {403}, f"the token still worked after the reset: {refused}"
+        Browser(deployment).log_in("forgetful", "new-password-2")
+    finally:
+        them.close()
+        stranger.close()
