@@ -7,6 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from judging.llm.endpoints import EndpointError, endpoints_from_environment
 from workbench.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -216,6 +217,15 @@ WORKBENCH_EVALUATION_PART_RUNS = int(os.environ.get("WORKBENCH_EVALUATION_PART_R
 WORKBENCH_UPLOAD_DIR = Path(os.environ.get("WORKBENCH_UPLOAD_DIR", BASE_DIR / "uploads"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000  # a campaign's runs arrive in one form
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads go to a temporary file, never all in memory
+
+# The endpoints machine assessors may ask (docs/machine_judges.md, "Judge endpoints"): a JSON object
+# in WORKBENCH_JUDGE_ENDPOINTS or in the file WORKBENCH_JUDGE_ENDPOINTS_FILE names, by name:
+# {"name": {"base_url": "https://…/v1", "key_env": "VARIABLE", "allow_private": false}}. Organizers
+# pick one by name; none declared, machine assessors cannot judge. Read at call time, not import time.
+try:
+    WORKBENCH_JUDGE_ENDPOINTS = endpoints_from_environment(os.environ)
+except EndpointError as _exc:
+    raise ImproperlyConfigured(str(_exc)) from _exc
 
 # Where the demo collection lives (loaded by `manage.py workbench_demo`).
 WORKBENCH_DEMO_DIR = BASE_DIR / "demo"
