@@ -63,10 +63,10 @@ def address_problem(address: str) -> str:
         return "multicast"
     if ip in _SHARED:
         return "shared (carrier-grade NAT)"
-    if ip.is_private:
-        return "private"
     if ip.is_reserved:
         return "reserved"
+    if ip.is_private:
+        return "private"
     if not ip.is_global:
         return "not globally reachable"
     return ""
@@ -92,9 +92,10 @@ def checked_addresses(host: str, port: int, *, allow_private: bool) -> list[str]
             problem = address_problem(address)
             if problem:
                 shown = host if host == address else f"{host} ({address})"
+                article = "an" if problem[0] in "aeiou" else "a"
                 raise AddressRefused(
-                    f"refused to connect to {shown}: a {problem} address, which the server's operator "
-                    "has not allowed this endpoint to reach (allow_private)"
+                    f"refused to connect to {shown}: {article} {problem} address, which the server's "
+                    "operator has not allowed this endpoint to reach (allow_private)"
                 )
     return addresses
 
