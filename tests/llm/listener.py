@@ -14,7 +14,6 @@ import socket
 import threading
 from dataclasses import dataclass
 
-
 # every way of writing this machine's address in a URL, by a name for the test id
 SPELLINGS = {
     "dotted": "127.0.0.1",
@@ -87,5 +86,3 @@ class Listener:
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
             s.close()
-
-

@@ -466,13 +466,18 @@ def test_a_refused_key_stops_the_run_at_once_with_the_status_and_the_answers_fir
 def test_failures_in_a_row_stop_the_run_early_and_answers_before_them_keep_it_not_failed() -> None:
     from judging.llm.runner import MAX_CONSECUTIVE_FAILURES
 
-    with FakeLLM(lambda req, n: Reply() if n <= 2 else Reply(status=500, body=b"\n overloaded \nmore")) as server:
+    with FakeLLM(
+        lambda req, n: Reply() if n <= 2 else Reply(status=500, body=b"\n overloaded \nmore")
+    ) as server:
         cfg = config(server, concurrency=1, max_retries=0)
         summary = judge(items(20), cfg, SCALE3, cache=MemoryCache())
     assert summary.answered == 2 and summary.failed == MAX_CONSECUTIVE_FAILURES == 5
     assert len(server.seen) == 2 + MAX_CONSECUTIVE_FAILURES  # nothing asked after the fifth failure
     assert summary.state == "stopped early"
-    assert summary.reason == "stopped early: 5 documents in a row got no answer; the last failure: HTTP 500: overloaded"
+    assert (
+        summary.reason
+        == "stopped early: 5 documents in a row got no answer; the last failure: HTTP 500: overloaded"
+    )
 
 
 def test_a_run_where_nothing_answers_fails_and_a_run_with_a_few_failures_is_done_with_the_reason() -> None:

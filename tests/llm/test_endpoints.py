@@ -53,7 +53,10 @@ def test_declared_endpoints_are_read_with_their_fields() -> None:
         ({"base_url": 7}, "base_url must be a string"),
         ({}, "base_url must be a string"),
         ({"base_url": "http://h/v1", "key_env": "WORKBENCH_SECRET_KEY"}, "key_env 'WORKBENCH_SECRET_KEY' is"),
-        ({"base_url": "http://h/v1", "key_env": "DATABASE_URL"}, "key_env 'DATABASE_URL' is one of the server"),
+        (
+            {"base_url": "http://h/v1", "key_env": "DATABASE_URL"},
+            "key_env 'DATABASE_URL' is one of the server",
+        ),
         ({"base_url": "http://h/v1", "key_env": "1BAD"}, "key_env '1BAD' is not an environment variable"),
         ({"base_url": "http://h/v1", "allow_private": "yes"}, "allow_private must be true or false"),
         ({"base_url": "http://h/v1", "api_key_env": "X"}, "unknown field(s) api_key_env"),
@@ -62,7 +65,9 @@ def test_declared_endpoints_are_read_with_their_fields() -> None:
 def test_a_bad_declaration_names_the_endpoint_and_the_field(spec: dict[str, object], said: str) -> None:
     with pytest.raises(EndpointError) as err:
         parse_endpoints({"judge-1": spec})
-    assert str(err.value).startswith("WORKBENCH_JUDGE_ENDPOINTS: endpoint 'judge-1'") and said in str(err.value)
+    assert str(err.value).startswith("WORKBENCH_JUDGE_ENDPOINTS: endpoint 'judge-1'") and said in str(
+        err.value
+    )
 
 
 def test_a_bad_name_or_shape_is_refused() -> None:
@@ -75,15 +80,18 @@ def test_a_bad_name_or_shape_is_refused() -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "WORKBENCH_SECRET_KEY", "DATABASE_URL", "WORKBENCH_JUDGE_ENDPOINTS", "WORKBENCH_ENV", "DJANGO_SECRET_KEY",
-        "SECRET_KEY", "EMAIL_HOST_PASSWORD", "PGPASSWORD", "REDIS_URL", "workbench_secret_key",
+        "WORKBENCH_SECRET_KEY", "DATABASE_URL", "WORKBENCH_JUDGE_ENDPOINTS", "WORKBENCH_ENV",
+        "DJANGO_SECRET_KEY", "SECRET_KEY", "EMAIL_HOST_PASSWORD", "PGPASSWORD", "REDIS_URL",
+        "workbench_secret_key",
     ],
 )  # fmt: skip
 def test_the_servers_own_settings_never_hold_a_judges_key(name: str) -> None:
     assert "one of the server's own settings" in key_env_problem(name)
 
 
-@pytest.mark.parametrize("name", ["WORKBENCH_JUDGE_API_KEY", "WORKBENCH_JUDGE_API_KEY_OPENAI", "OPENAI_API_KEY"])
+@pytest.mark.parametrize(
+    "name", ["WORKBENCH_JUDGE_API_KEY", "WORKBENCH_JUDGE_API_KEY_OPENAI", "OPENAI_API_KEY"]
+)
 def test_a_judges_own_variable_may_hold_its_key(name: str) -> None:
     assert key_env_problem(name) == ""
 
@@ -111,13 +119,18 @@ def test_endpoints_come_from_the_variable_or_the_file_not_both(tmp_path: Path) -
 def test_the_server_does_not_start_with_a_bad_declaration() -> None:
     env = {
         **os.environ,
-        "WORKBENCH_JUDGE_ENDPOINTS": json.dumps({"mine": {"base_url": "http://h/v1", "key_env": "DATABASE_URL"}}),
+        "WORKBENCH_JUDGE_ENDPOINTS": json.dumps(
+            {"mine": {"base_url": "http://h/v1", "key_env": "DATABASE_URL"}}
+        ),
     }
     done = subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode != 0
-    assert "ImproperlyConfigured: WORKBENCH_JUDGE_ENDPOINTS: endpoint 'mine': key_env 'DATABASE_URL'" in done.stderr
+    assert (
+        "ImproperlyConfigured: WORKBENCH_JUDGE_ENDPOINTS: endpoint 'mine': key_env 'DATABASE_URL'"
+        in done.stderr
+    )
 
 
 def test_an_old_free_url_maps_to_the_declared_endpoint_it_matches() -> None:
@@ -130,7 +143,10 @@ def test_an_old_free_url_maps_to_the_declared_endpoint_it_matches() -> None:
     assert endpoint_matching("https://api.openai.com/v1/", "OPENAI_API_KEY", declared) == ("openai", "")
     assert endpoint_matching("http://127.0.0.1:8000/v1", "", declared) == ("local", "")
     name, reason = endpoint_matching("https://api.openai.com/v1", "WORKBENCH_SECRET_KEY", declared)
-    assert name == "" and "its key's variable WORKBENCH_SECRET_KEY is not the one the endpoint 'openai'" in reason
+    assert (
+        name == ""
+        and "its key's variable WORKBENCH_SECRET_KEY is not the one the endpoint 'openai'" in reason
+    )
     name, reason = endpoint_matching("http://10.0.0.5/v1", "OPENAI_API_KEY", declared)
     assert (name, reason) == (
         "",

@@ -106,9 +106,12 @@ def test_the_address_checked_is_the_address_connected_to(monkeypatch: pytest.Mon
 
 
 def test_redirects_are_not_followed() -> None:
-    with Listener() as ear, FakeLLM(
-        lambda req, n: Reply(status=307, headers={"Location": ear.url("127.0.0.1") + "/chat/completions"})
-    ) as server:
+    with (
+        Listener() as ear,
+        FakeLLM(
+            lambda req, n: Reply(status=307, headers={"Location": ear.url("127.0.0.1") + "/chat/completions"})
+        ) as server,
+    ):
         with ChatClient(_config(server.base_url, allow_private=True)) as client:
             done = client.complete(ASK)
         _settle()
