@@ -151,6 +151,8 @@ def write_qrels_atomically(path: str, calls: list[Call]) -> int:
 
 
 FILE_MODE_REQUIRED = ("pool", "topics", "documents", "qrels_out", "base_url", "model")
+# the file mode's own options, refused by the campaign mode (which asks the operator's endpoint)
+FILE_MODE_ONLY = ("pool", "topics", "documents", "qrels_out", "base_url", "api_key_env", "cache", "log")
 
 
 def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
@@ -169,7 +171,7 @@ def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
     add("--model", required=required, help="the model to ask")
     add(
         "--api-key-env",
-        default=DEFAULT_KEY_ENV,
+        default=None,
         help=f"the environment variable holding the key (default {DEFAULT_KEY_ENV})",
     )
     add("--prompt", default=DEFAULT_PROMPT_VERSION, choices=sorted(PROMPTS), help="the prompt version")
@@ -191,7 +193,8 @@ def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
 
 def run_file_mode(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Summary:
     # the shell's owner names the endpoint, private addresses included (see the module's doc)
-    endpoint = Endpoint("command-line", opts["base_url"], opts["api_key_env"] or "", allow_private=True)
+    key_env = opts["api_key_env"] or DEFAULT_KEY_ENV
+    endpoint = Endpoint("command-line", opts["base_url"], key_env, allow_private=True)
     config = JudgeConfig(
         endpoint=endpoint,
         model=opts["model"],

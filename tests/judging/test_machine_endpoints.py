@@ -234,8 +234,11 @@ def test_the_command_asks_only_the_judges_declared_endpoint(
     )
     _settle()
     assert ear.connections == []
-    with pytest.raises(CommandError):  # and the campaign mode has no option to point it elsewhere
-        call_command("machine_judge", stocked.slug, "--assessor", "llm", "--base-url", ear.url("127.0.0.1"))
+    # and the campaign mode has no option to point it elsewhere
+    for option in (["--base-url", ear.url("127.0.0.1")], ["--api-key-env", "WORKBENCH_SECRET_KEY"]):
+        with pytest.raises(CommandError, match="belong to the file mode") as refused:
+            call_command("machine_judge", stocked.slug, "--assessor", "llm", *option)
+        assert refused.value.returncode == 2
 
 
 # ------------------------------------------------------------------------------ unusable judges

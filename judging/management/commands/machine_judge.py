@@ -23,7 +23,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.llm.files import FILE_MODE_REQUIRED, add_arguments, run_file_mode
+from judging.llm.files import FILE_MODE_ONLY, FILE_MODE_REQUIRED, add_arguments, run_file_mode
 from judging.llm.runner import FAILED
 from trec.cli import UsageError
 from trec.progress import Progress
@@ -57,6 +57,12 @@ class Command(BaseCommand):
             if not opts["campaign"] or not opts["assessor"]:
                 raise UsageError(
                     "give CAMPAIGN --assessor NAME, or the file mode's --qrels-out and its inputs"
+                )
+            given = [f"--{name.replace('_', '-')}" for name in FILE_MODE_ONLY if opts[name]]
+            if given:
+                raise UsageError(
+                    f"{', '.join(given)} belong to the file mode: the campaign mode asks the endpoint the "
+                    "server's operator declared for the assessor"
                 )
             self._campaign_mode(opts)
         except UsageError as exc:
