@@ -54,6 +54,10 @@ from pooling.inputs import NumberListField
 FREE_FIELDS = ("base_url", "api_key_env", "key_env")  # the operator's to declare, never an organizer's
 
 
+def _no_endpoint_declared(value: str) -> None:
+    raise serializers.ValidationError(NO_ENDPOINT)
+
+
 class MachineJudgeInput(FormInput):
     endpoint = serializers.ChoiceField(
         choices=[],
@@ -78,14 +82,16 @@ class MachineJudgeInput(FormInput):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        declared = declared_endpoints()  # now: the operator's settings, not those at import time
+        declared = sorted(declared_endpoints())  # now: the operator's settings, not those at import time
         field: serializers.ChoiceField = self.fields["endpoint"]  # type: ignore[assignment]
-        field.choices = sorted(declared)
-        names = ", ".join(sorted(declared))
+        if not declared:  # no choice to offer (and an empty enum is no valid schema): say why
+            self.fields["endpoint"] = serializers.CharField(
+                help_text=field.help_text, validators=[_no_endpoint_declared]
+            )
+            return
+        field.choices = declared
         field.error_messages["invalid_choice"] = (
-            f"'{{input}}' is not an endpoint the server's operator declared (declared: {names})"
-            if declared
-            else NO_ENDPOINT
+            f"'{{input}}' is not an endpoint the server's operator declared (declared: {', '.join(declared)})"
         )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -65,11 +65,6 @@ class Call:
     fatal: bool = False  # failed so that no other call to the endpoint would get an answer
 
     @property
-    def status(self) -> int | None:
-        """The HTTP status of the last attempt (None: no answer, or never asked)."""
-        return self.attempts[-1].get("status") if self.attempts else None
-
-    @property
     def answered(self) -> bool:
         """The endpoint answered (a grade or a can't-judge reason): the call is final."""
         return not self.error

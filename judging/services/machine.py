@@ -4,8 +4,8 @@ stopping it, and a calibration sample for the humans.
 A machine assessor is an assessor account of the campaign (it cannot log in: no usable password)
 with a :class:`~judging.models.MachineJudge` row saying how it asks: at which of the endpoints the
 server's operator declared (``WORKBENCH_JUDGE_ENDPOINTS``, read when asked, so a removed endpoint
-makes its judges unusable with the reason), with which model, prompt and limits. Its judgments are ordinary
-judgments, saved through :func:`judgment_record` like anyone's, so agreement, adjudication,
+makes its judges unusable with the reason), with which model, prompt and limits. Its judgments
+are ordinary judgments, saved through :func:`judgment_record` like anyone's, so agreement, adjudication,
 exports and evaluation see it as one more assessor; each carries its provenance, the
 :class:`~judging.models.MachineCall` with the prompt version, raw answer, latency and tokens.
 """
