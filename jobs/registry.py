@@ -36,6 +36,8 @@ class JobKind:
     result_template: str = ""
     # the campaign roles that may read the job (its progress and result), checked on every read
     readers: tuple[str, ...] = ("organizer",)
+    # what an interrupted job of this kind kept, said after "interrupted: …;" (None: nothing)
+    interrupted: Callable[[Job], str] | None = None
 
 
 _kinds: dict[str, JobKind] = {}
@@ -58,17 +60,23 @@ def declared() -> dict[str, str]:
 
 
 def register(
-    name: str, *, result_template: str = "", readers: tuple[str, ...] = ("organizer",)
+    name: str,
+    *,
+    result_template: str = "",
+    readers: tuple[str, ...] = ("organizer",),
+    interrupted: Callable[[Job], str] | None = None,
 ) -> Callable[[JobFunction], JobFunction]:
     """Declare a job kind: ``run(job, progress)`` does the work and returns a JSON-able result
     (or a :class:`Split` of the work into parts that workers share).
 
     A domain error it raises (an exception with a ``problems`` list, like
     :class:`campaigns.errors.CampaignDataError`) fails the job with those lines shown to the user.
+    ``interrupted(job)`` says what a job of the kind kept when its worker stopped mid-way (a kind
+    whose work is stored as it goes); without it, the interrupted job kept nothing.
     """
 
     def decorate(fn: JobFunction) -> JobFunction:
-        _kinds[name] = JobKind(name, fn, result_template, readers)
+        _kinds[name] = JobKind(name, fn, result_template, readers, interrupted)
         return fn
 
     return decorate

@@ -270,9 +270,19 @@ def _parent_end(parent: Job, *, errors: list[str], result: Any, reading: progres
 
 def _interrupted_reason(job: Job) -> str:
     worker = f" ({job.worker})" if job.worker else ""
+    kept = "nothing of it was kept, start it again"
+    try:
+        said = registry.kind(job.kind).interrupted
+    except KeyError:  # a kind this process does not know
+        said = None
+    if said is not None:
+        try:
+            kept = said(job)
+        except Exception:  # the hook failing must not keep the job running
+            log.exception("job %s (%s): what the interruption kept is unknown", job.id, job.kind)
     return (
         f"interrupted: the worker running this job{worker} stopped before it finished (killed or "
-        "crashed); nothing of it was kept, start it again"
+        f"crashed); {kept}"
     )
 
 

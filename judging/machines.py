@@ -1,9 +1,10 @@
 """Machine assessors on the People page and in the API: create, edit, judge, stop, calibrate.
 
 Pages and API call the same services (judging.services.machine); both are the campaign's
-organizers' only. No page, API answer or export shows an API key: the configuration holds the
-name of the environment variable, and the pages say only whether it is set in the web server's
-environment.
+organizers' only. An organizer picks one of the endpoints the server's operator declared, by name:
+no page or API field takes a URL or an environment variable's name (a request that brings one is
+refused). No page, API answer or export shows an API key; they say only whether the declared
+endpoint's key is set in the web server's environment.
 """
 
 from __future__ import annotations
@@ -27,15 +28,19 @@ from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.inputs import DB_INTEGER_MAX, FormInput, form_problems, validated
 from campaigns.models import Campaign
 from campaigns.views import organizer_page, refusals_as_messages
-from judging.llm.config import DEFAULT_KEY_ENV, JudgeConfig
+from judging.llm.config import JudgeConfig
 from judging.llm.prompts import DEFAULT_PROMPT_VERSION, PROMPTS
 from judging.models import Judgment, MachineCall, MachineJudge
 from judging.selectors import campaign_people
 from judging.services.machine import (
     CONFIG_FIELDS,
+    NO_ENDPOINT,
     calibration_sample_create,
     cost,
-    judge_config,
+    declared_endpoints,
+    judge_endpoint,
+    judge_problem,
+    last_run,
     machine_judge_create,
     machine_judge_get,
     machine_judge_update,
@@ -46,11 +51,19 @@ from judging.services.machine import (
 from judging.services.machine_pools import machine_pool_enqueue, machine_pool_labels, machine_pool_strata
 from pooling.inputs import NumberListField
 
+FREE_FIELDS = ("base_url", "api_key_env", "key_env")  # the operator's to declare, never an organizer's
+
+
+def _no_endpoint_declared(value: str) -> None:
+    raise serializers.ValidationError(NO_ENDPOINT)
+
 
 class MachineJudgeInput(FormInput):
-    base_url = serializers.CharField(max_length=500)
+    endpoint = serializers.ChoiceField(
+        choices=[],
+        help_text="the name of a judge endpoint the server's operator declared (WORKBENCH_JUDGE_ENDPOINTS)",
+    )
     model = serializers.CharField(max_length=200)
-    api_key_env = serializers.CharField(max_length=100, default=DEFAULT_KEY_ENV)
     prompt_version = serializers.ChoiceField(choices=sorted(PROMPTS), default=DEFAULT_PROMPT_VERSION)
     temperature = serializers.FloatField(default=0.0)
     requests_per_minute = serializers.IntegerField(default=60, min_value=1, max_value=100_000)
@@ -67,9 +80,33 @@ class MachineJudgeInput(FormInput):
         max_digits=10, decimal_places=4, required=False, allow_null=True, min_value=Decimal(0)
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        declared = sorted(declared_endpoints())  # now: the operator's settings, not those at import time
+        field: serializers.ChoiceField = self.fields["endpoint"]  # type: ignore[assignment]
+        if not declared:  # no choice to offer (and an empty enum is no valid schema): say why
+            self.fields["endpoint"] = serializers.CharField(
+                help_text=field.help_text, validators=[_no_endpoint_declared]
+            )
+            return
+        field.choices = declared
+        field.error_messages["invalid_choice"] = (
+            f"'{{input}}' is not an endpoint the server's operator declared (declared: {', '.join(declared)})"
+        )
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        settings: dict[str, Any] = {f: attrs.get(f) for f in CONFIG_FIELDS}
-        config = JudgeConfig(**settings)
+        initial = getattr(self, "initial_data", {})
+        brought = [f for f in FREE_FIELDS if hasattr(initial, "__contains__") and f in initial]
+        if brought:
+            raise serializers.ValidationError(
+                {
+                    f: "a machine assessor asks an endpoint the server's operator declared: choose it by "
+                    "name (endpoint); its URL and key are the operator's"
+                    for f in brought
+                }
+            )
+        chosen: dict[str, Any] = {f: attrs.get(f) for f in CONFIG_FIELDS}
+        config = JudgeConfig(declared_endpoints()[attrs["endpoint"]], **chosen)
         problems = config.problems()
         if problems:
             raise serializers.ValidationError({"config": problems})
@@ -105,8 +142,9 @@ class MachinePoolInput(FormInput):
 
 
 def machine_json(judge: MachineJudge) -> dict[str, Any]:
-    """A machine assessor as the API gives it: its configuration (the key's variable name, never
-    the key), its totals and its running job."""
+    """A machine assessor as the API gives it: its endpoint's name and its choices (never a URL,
+    a variable's name or the key), whether it can judge and why not, its totals, its running job
+    and how its last run ended."""
     calls = MachineCall.objects.filter(judge=judge).aggregate(
         calls=Count("id"),
         graded=Count("id", filter=Q(grade__isnull=False)),
@@ -114,13 +152,18 @@ def machine_json(judge: MachineJudge) -> dict[str, Any]:
         completion_tokens=Sum("completion_tokens"),
     )
     job = running_job(judge)
-    config = judge_config(judge)
+    endpoint = judge_endpoint(judge)
+    problem = judge_problem(judge)
     money = cost(judge, calls["prompt_tokens"] or 0, calls["completion_tokens"] or 0)
     return {
         "id": judge.pk,
         "username": judge.user.username,
-        **config.to_dict(),
-        "key_set": config.key_present(),
+        "endpoint": judge.endpoint or None,
+        **{f: getattr(judge, f) for f in CONFIG_FIELDS},
+        "usable": not problem,
+        "unusable_reason": problem,
+        # only ever about the variable the operator declared for this endpoint (None: no key declared)
+        "key_set": endpoint.key_present() if endpoint is not None and endpoint.key_env else None,
         "price_input": str(judge.price_input) if judge.price_input is not None else None,
         "price_output": str(judge.price_output) if judge.price_output is not None else None,
         "judged": Judgment.objects.filter(campaign=judge.campaign, assessor=judge.user).count(),
@@ -132,6 +175,7 @@ def machine_json(judge: MachineJudge) -> dict[str, Any]:
         "cost": str(money) if money is not None else None,
         "job": str(job.id) if job else None,
         "stop_requested": judge.stop_requested,
+        "last_run": last_run(judge),
     }
 
 
@@ -212,6 +256,7 @@ def machine_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpRespo
             "info": info,
             "recent": recent,
             "prompts": PROMPTS,
+            "endpoints": sorted(declared_endpoints()),
             "humans": humans,
             "errors": errors,
             "job": running_job(judge),
@@ -281,24 +326,45 @@ def machine_pool_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
 # ------------------------------------------------------------------------------ API
 
 
+class LastRunOut(serializers.Serializer):
+    job = serializers.CharField()
+    state = serializers.ChoiceField(choices=["done", "stopped", "stopped early", "failed", "interrupted"])
+    reason = serializers.CharField(
+        allow_blank=True, help_text="why it ended so: the HTTP status and the first line of the answer"
+    )
+    finished_at = serializers.CharField(allow_null=True)
+
+
 class MachineOut(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
-    base_url = serializers.CharField()
-    model = serializers.CharField()
-    api_key_env = serializers.CharField(
-        help_text="the environment variable holding the key (the key is never stored)"
+    endpoint = serializers.CharField(
+        allow_null=True, help_text="the declared endpoint it asks (null: none chosen, see unusable_reason)"
     )
+    usable = serializers.BooleanField()
+    unusable_reason = serializers.CharField(
+        allow_blank=True, help_text="why it cannot judge ('' when it can)"
+    )
+    model = serializers.CharField()
     key_set = serializers.BooleanField(
-        help_text="whether that variable is set in the web server's environment"
+        allow_null=True,
+        help_text="whether the key the operator declared for its endpoint is set in the web server's "
+        "environment (null: the endpoint declares no key)",
     )
     prompt_version = serializers.CharField()
+    temperature = serializers.FloatField()
+    requests_per_minute = serializers.IntegerField()
+    concurrency = serializers.IntegerField()
+    max_documents = serializers.IntegerField(allow_null=True)
+    timeout = serializers.FloatField()
+    max_retries = serializers.IntegerField()
     judged = serializers.IntegerField()
     calls = serializers.IntegerField()
     prompt_tokens = serializers.IntegerField()
     completion_tokens = serializers.IntegerField()
     cost = serializers.CharField(allow_null=True)
     job = serializers.CharField(allow_null=True)
+    last_run = LastRunOut(allow_null=True, help_text="how its latest finished judging job ended")
 
 
 def _judge_or_404(campaign: Campaign, pk: int) -> MachineJudge:

@@ -179,17 +179,20 @@ class MachineJudge(models.Model):
     """A machine assessor: an assessor account of the campaign whose judgments an LLM gives.
 
     The account judges like anyone (assignments, judgments, agreement, adjudication); this row says
-    how it asks (judging.llm.config.JudgeConfig). The API key is never stored: ``api_key_env``
-    names the environment variable of the worker process that holds it.
+    how it asks (judging.llm.config.JudgeConfig). Where it asks is the operator's: ``endpoint``
+    names one of the endpoints declared in ``WORKBENCH_JUDGE_ENDPOINTS`` (URL, key's variable),
+    and no URL or variable name is stored here. '' (none chosen) with ``unusable_reason`` is a judge
+    that cannot judge until an organizer chooses a declared endpoint (one whose old free URL no
+    declared endpoint matched, when endpoints became the operator's).
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="machine_judges")
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="machine_judge"
     )
-    base_url = models.URLField(max_length=500)
+    endpoint = models.CharField(max_length=50, blank=True)
+    unusable_reason = models.CharField(max_length=500, blank=True)
     model = models.CharField(max_length=200)
-    api_key_env = models.CharField(max_length=100, default="WORKBENCH_JUDGE_API_KEY")
     prompt_version = models.CharField(max_length=40, default="umbrela-1")
     temperature = models.FloatField(default=0.0)
     requests_per_minute = models.PositiveIntegerField(default=60)

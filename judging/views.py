@@ -104,7 +104,8 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "machines": [machines.machine_json(j) for j in machines.machine_judges(campaign)],
             "machine_form": request.session.pop("machine_form", {}),
             "prompts": machines.PROMPTS,
-            "default_key_env": machines.DEFAULT_KEY_ENV,
+            "endpoints": sorted(machines.declared_endpoints()),
+            "no_endpoint": machines.NO_ENDPOINT,
         },
     )
 

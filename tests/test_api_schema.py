@@ -135,3 +135,18 @@ def test_a_number_too_large_for_the_database_is_refused_not_a_server_error(
         content_type="application/json",
     )
     assert _errors(response, 400)[0].startswith("levels")
+
+
+def test_a_machine_assessors_endpoint_is_a_choice_among_the_declared_and_nothing_names_a_url(
+    client: Client, settings: Any
+) -> None:
+    settings.WORKBENCH_JUDGE_ENDPOINTS = {
+        "openai": {"base_url": "https://api.openai.com/v1", "key_env": "OPENAI_API_KEY"},
+        "local-vllm": {"base_url": "http://127.0.0.1:8000/v1", "allow_private": True},
+    }
+    schema = _schema(client)
+    schemas = schema["components"]["schemas"]
+    assert schemas["EndpointEnum"]["enum"] == ["local-vllm", "openai"]
+    for name in ("MachineJudgeCreateInputRequest", "MachineJudgeInputRequest", "MachineOut"):
+        assert not {"base_url", "api_key_env", "key_env"} & set(schemas[name]["properties"]), name
+    assert "https://api.openai.com" not in str(schema) and "OPENAI_API_KEY" not in str(schema)

@@ -8,6 +8,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
+from judging.llm.endpoints import EndpointError, endpoints_from_environment
 from workbench.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -320,6 +321,15 @@ FILE_UPLOAD_HANDLERS = [
     "jobs.uploads.TemporaryFileUploadHandler",
 ]
 WORKBENCH_UPLOAD_STALE_SECONDS = int(os.environ.get("WORKBENCH_UPLOAD_STALE_SECONDS", "3600"))
+
+# The endpoints machine assessors may ask (docs/machine_judges.md, "Judge endpoints"): a JSON object
+# in WORKBENCH_JUDGE_ENDPOINTS or in the file WORKBENCH_JUDGE_ENDPOINTS_FILE names, by name:
+# {"name": {"base_url": "https://…/v1", "key_env": "VARIABLE", "allow_private": false}}. Organizers
+# pick one by name; none declared, machine assessors cannot judge. Read at call time, not import time.
+try:
+    WORKBENCH_JUDGE_ENDPOINTS = endpoints_from_environment(os.environ)
+except EndpointError as _exc:
+    raise ImproperlyConfigured(str(_exc)) from _exc
 
 # Where the demo collection lives (loaded by `manage.py workbench_demo`).
 WORKBENCH_DEMO_DIR = BASE_DIR / "demo"

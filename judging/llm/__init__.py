@@ -3,8 +3,12 @@
 Pure (no Django): the campaign's machine assessors (judging.machine_judges) and the file mode of
 ``manage.py machine_judge`` both run on it.
 
-* :mod:`judging.llm.config`: a judge's configuration; the API key is only ever read from the
-  environment variable it names, at call time;
+* :mod:`judging.llm.endpoints`: the endpoints the server's operator declares (URL, the variable
+  holding the key, whether a private address is allowed); organizers only choose among them;
+* :mod:`judging.llm.config`: a judge's configuration: its endpoint and the organizer's choices;
+  the API key is only ever read from the endpoint's variable, at call time;
+* :mod:`judging.llm.network`: the network guard: every connection resolved, checked and made to
+  the checked address, private addresses refused unless the endpoint allows them;
 * :mod:`judging.llm.prompts`: versioned prompt templates (UMBRELA's by default) and the mapping
   of their answer onto a campaign's graded scale;
 * :mod:`judging.llm.answers`: reading a grade out of an answer, or "can't judge" with the reason;

@@ -1,15 +1,19 @@
 """Asking an OpenAI-compatible chat-completions endpoint, politely and on the record.
 
 One :class:`ChatClient` per judging run. Each request waits for the :class:`RateLimiter`, then is
-POSTed to ``{base_url}/chat/completions`` with the model, the messages and the temperature. The
-key, when its environment variable is set, goes in the ``Authorization`` header and nowhere else:
-every text the client keeps or logs (an error body, an exception) has it replaced by
-``[redacted]`` first, in case a server echoes it.
+POSTed to ``{base_url}/chat/completions`` of the operator's endpoint with the model, the messages
+and the temperature, through the network guard (judging.llm.network: checked addresses only, no
+redirects, no proxy from the environment). The key, when the endpoint's variable is set, goes in
+the ``Authorization`` header and nowhere else: every text the client keeps or logs (an error
+body, an exception) has it replaced by ``[redacted]`` first, in case a server echoes it.
 
 Retries: 429, 500, 502, 503 and 504 answers, timeouts and lost connections are tried again, up
 to ``max_retries`` more times, after ``Retry-After`` seconds when the server says (at most
 :data:`MAX_WAIT`), else after an exponential backoff with jitter (``backoff`` s, doubled each
-time, +-25%). Any other answer is final. Every attempt is kept (:class:`Attempt`).
+time, +-25%). Any other answer is final. Every attempt is kept (:class:`Attempt`). A refused key
+(401, 403), an address the guard refuses and a URL that cannot be asked are *fatal*: asking about
+another document would fail the same way, so the runner stops (:attr:`Completion.fatal`). A
+failure's reason is the HTTP status and the first line of the answer, redacted.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ from typing import Any
 import httpx
 
 from judging.llm.config import JudgeConfig
+from judging.llm.network import AddressRefused, guarded_client
 
 log = logging.getLogger("workbench.llm")
 
 RETRIED = frozenset({429, 500, 502, 503, 504})
+FATAL = frozenset({401, 403})  # the key is refused: no other document will get an answer
+SHOWN = 200  # characters of an answer's first line kept in a failure's reason
 MAX_WAIT = 120.0  # seconds: the longest Retry-After honoured
 WINDOW = 60.0  # the rate limit's window, seconds
 
@@ -92,6 +99,7 @@ class Completion:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     total_tokens: int | None = None
+    fatal: bool = False  # no other request to this endpoint would do better (see the module's doc)
 
     @property
     def latency(self) -> float:
@@ -110,6 +118,12 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(0.0, min(seconds, MAX_WAIT))
 
 
+def first_line(text: str) -> str:
+    """The first non-blank line of an answer's body, cut to :data:`SHOWN` characters."""
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    return line if len(line) <= SHOWN else line[: SHOWN - 1] + "…"
+
+
 def _usage(data: dict[str, Any], key: str) -> int | None:
     usage = data.get("usage")
     value = usage.get(key) if isinstance(usage, dict) else None
@@ -126,13 +140,12 @@ class ChatClient:
         limiter: RateLimiter | None = None,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
-        transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.config = config
         self.limiter = limiter or RateLimiter(config.requests_per_minute)
         self.backoff = backoff
         self.sleep = sleep
-        self.http = httpx.Client(timeout=config.timeout, transport=transport, follow_redirects=False)
+        self.http = guarded_client(allow_private=config.endpoint.allow_private, timeout=config.timeout)
 
     def close(self) -> None:
         self.http.close()
@@ -159,10 +172,14 @@ class ChatClient:
             start = time.monotonic()
             wait: float | None = None
             try:
-                response = self.http.post(config.endpoint, json=body, headers=headers)
+                response = self.http.post(config.url, json=body, headers=headers)
             except httpx.TimeoutException:
                 status, error = None, f"no answer within {config.timeout:g} s"
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+                return self._fatal(out, f"the endpoint's URL cannot be asked: {exc}", start)
             except httpx.TransportError as exc:
+                if isinstance(exc.__cause__, AddressRefused):
+                    return self._fatal(out, str(exc.__cause__), start)
                 status, error = None, self.redact(f"connection failed: {type(exc).__name__}: {exc}")
             else:
                 status = response.status_code
@@ -174,11 +191,12 @@ class ChatClient:
                         return out
                     out.error = error
                     return out  # a 200 that is not chat-completions: asking again will not help
-                error = self.redact(f"HTTP {status}: {response.text[:300]}")
+                error = self.redact(f"HTTP {status}: {first_line(response.text)}")
                 wait = _retry_after(response) if status == 429 or status == 503 else None
                 if status not in RETRIED:
                     out.attempts.append(Attempt(status, error, time.monotonic() - start))
                     out.error = error
+                    out.fatal = status in FATAL
                     log.warning("judge %s: %s (not retried)", config.model, error)
                     return out
             latency = time.monotonic() - start
@@ -193,6 +211,14 @@ class ChatClient:
             log.info("judge %s: %s; trying again in %.1f s", config.model, error, wait)
             self.sleep(wait)
         return out  # pragma: no cover - the loop returns
+
+    def _fatal(self, out: Completion, reason: str, start: float) -> Completion:
+        """End the tries: ``reason`` holds for every request to this endpoint."""
+        out.error = self.redact(reason)
+        out.fatal = True
+        out.attempts.append(Attempt(None, out.error, time.monotonic() - start))
+        log.warning("judge %s: %s (not retried)", self.config.model, out.error)
+        return out
 
     def _read(self, response: httpx.Response, out: Completion) -> tuple[str, str]:
         """The answer's text, or the reason it has none."""

@@ -1,22 +1,19 @@
-"""A machine judge's configuration: where to ask, which model, which prompt, how fast.
+"""A machine judge's configuration: which endpoint to ask, which model, which prompt, how fast.
 
-The API key is never part of it: the configuration names the environment variable that holds
-the key (``api_key_env``), which is read when a request is made. Nothing stored, shown, logged
-or exported can then contain the key.
+The endpoint (judging.llm.endpoints) is the operator's: its URL, the environment variable holding
+its key (read when a request is made, so nothing stored, shown, logged or exported can contain the
+key) and whether it may be a private address. The rest is the organizer's to choose.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
+from judging.llm.endpoints import Endpoint
 from judging.llm.prompts import PROMPTS
 
 DEFAULT_KEY_ENV = "WORKBENCH_JUDGE_API_KEY"
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class ConfigError(ValueError):
@@ -27,14 +24,19 @@ class ConfigError(ValueError):
         self.problems = problems
 
 
+# what an organizer chooses (the endpoint aside): the fields a machine assessor stores
+CHOSEN = (
+    "model", "prompt_version", "temperature", "requests_per_minute", "concurrency", "max_documents",
+    "timeout", "max_retries",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class JudgeConfig:
-    """How a machine judge asks: ``base_url`` is the API root (``…/v1``); the request goes to
-    ``{base_url}/chat/completions``."""
+    """How a machine judge asks: at ``endpoint``, ``model`` with ``prompt_version``."""
 
-    base_url: str
+    endpoint: Endpoint
     model: str
-    api_key_env: str = DEFAULT_KEY_ENV
     prompt_version: str = "umbrela-1"
     temperature: float = 0.0
     requests_per_minute: int = 60
@@ -46,16 +48,9 @@ class JudgeConfig:
 
     def problems(self) -> list[str]:
         """Everything wrong with the configuration, one sentence each (empty: usable)."""
-        out = []
-        parts = urlsplit(self.base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            out.append(f"the base URL must be http:// or https:// with a host, found '{self.base_url}'")
-        if parts.username or parts.password:
-            out.append("the base URL must not carry a user or password: name an environment variable")
+        out = [f"the endpoint's {p}" for p in self.endpoint.problems()]
         if not self.model.strip():
             out.append("name the model to ask")
-        if not _ENV_NAME.match(self.api_key_env):
-            out.append(f"'{self.api_key_env}' is not an environment variable name (letters, digits, _)")
         if self.prompt_version not in PROMPTS:
             out.append(f"unknown prompt version '{self.prompt_version}' (one of {', '.join(PROMPTS)})")
         if not 0.0 <= self.temperature <= 2.0:
@@ -81,30 +76,19 @@ class JudgeConfig:
         return self
 
     def api_key(self) -> str:
-        """The key, read from the environment now ('' when the variable is unset: no header sent)."""
-        return os.environ.get(self.api_key_env, "")
-
-    def key_present(self) -> bool:
-        return bool(self.api_key())
+        """The endpoint's key, read from the environment now ('' when none: no header sent)."""
+        return self.endpoint.api_key()
 
     @property
-    def endpoint(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
+    def url(self) -> str:
+        return self.endpoint.url
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe; names the key's variable, never the key."""
-        return asdict(self)
+    def chosen(self) -> dict[str, Any]:
+        """The organizer's choices (JSON-safe; no URL, no variable name, no key)."""
+        return {f: getattr(self, f) for f in CHOSEN}
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> JudgeConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError([f"unknown setting(s): {', '.join(unknown)}"])
-        return cls(**data)
-
-    def __repr__(self) -> str:  # the dataclass repr would do too (no key in it); say so plainly
+    def __repr__(self) -> str:  # names the endpoint and its key's variable, never the key
         return (
-            f"JudgeConfig(base_url={self.base_url!r}, model={self.model!r}, "
-            f"api_key_env={self.api_key_env!r}, prompt_version={self.prompt_version!r})"
+            f"JudgeConfig(endpoint={self.endpoint.name!r} ({self.endpoint.base_url}), model={self.model!r}, "
+            f"prompt_version={self.prompt_version!r})"
         )

@@ -6,6 +6,12 @@ is counted, so a run killed at any point resumes where it stopped (``--cache`` a
 line, if the kill cut it short, is ignored and that item asked again. ``--log FILE`` keeps every
 call, failed ones included. The qrels are written to a temporary file and renamed into place at
 the end, so a killed run never leaves half a qrels file.
+
+The file mode is run by whoever owns the shell, not by a campaign's organizer: it names its own
+endpoint (``--base-url``, ``--api-key-env``) and may reach a private address such as a local vLLM
+server. The key's variable is still never one of the server's own settings
+(judging.llm.endpoints.key_env_problem). A run where calls were made and none got an answer
+exits with status 1.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from judging.llm.config import DEFAULT_KEY_ENV, ConfigError, JudgeConfig
+from judging.llm.endpoints import Endpoint
 from judging.llm.prompts import DEFAULT_PROMPT_VERSION, PROMPTS, Scale, TopicText
-from judging.llm.runner import Call, Item, Key, Summary, judge
+from judging.llm.runner import FAILED, Call, Item, Key, Summary, judge
 from trec import FormatError, read_qrels
 from trec.cli import UsageError, run_command
 from trec.documents import DocumentReader
@@ -144,6 +151,8 @@ def write_qrels_atomically(path: str, calls: list[Call]) -> int:
 
 
 FILE_MODE_REQUIRED = ("pool", "topics", "documents", "qrels_out", "base_url", "model")
+# the file mode's own options, refused by the campaign mode (which asks the operator's endpoint)
+FILE_MODE_ONLY = ("pool", "topics", "documents", "qrels_out", "base_url", "api_key_env", "cache", "log")
 
 
 def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
@@ -162,7 +171,7 @@ def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
     add("--model", required=required, help="the model to ask")
     add(
         "--api-key-env",
-        default=DEFAULT_KEY_ENV,
+        default=None,
         help=f"the environment variable holding the key (default {DEFAULT_KEY_ENV})",
     )
     add("--prompt", default=DEFAULT_PROMPT_VERSION, choices=sorted(PROMPTS), help="the prompt version")
@@ -183,10 +192,12 @@ def add_arguments(parser: ArgumentParser, *, required: bool = True) -> None:
 
 
 def run_file_mode(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Summary:
+    # the shell's owner names the endpoint, private addresses included (see the module's doc)
+    key_env = opts["api_key_env"] or DEFAULT_KEY_ENV
+    endpoint = Endpoint("command-line", opts["base_url"], key_env, allow_private=True)
     config = JudgeConfig(
-        base_url=opts["base_url"],
+        endpoint=endpoint,
         model=opts["model"],
-        api_key_env=opts["api_key_env"],
         prompt_version=opts["prompt"],
         temperature=opts["temperature"],
         requests_per_minute=opts["rpm"],
@@ -238,6 +249,8 @@ def run_file_mode(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Sum
         f"tokens {summary.prompt_tokens} in, {summary.completion_tokens} out\n"
     )
     stdout.write(f"wrote {written} judgments to {opts['qrels_out']}\n")
+    if summary.reason:
+        stderr.write(f"{summary.state}: {summary.reason}\n")
     if summary.failed:
         stderr.write(
             f"{summary.failed} document(s) got no answer: run again with the same --cache to retry them\n"
@@ -248,7 +261,13 @@ def run_file_mode(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> Sum
 def main(
     argv: list[str], stdout: TextOut | None = None, stderr: TextOut | None = None, prog: str = "machine_judge"
 ) -> int:
-    return run_command(
+    failed = False
+
+    def run(opts: dict[str, Any], out: TextOut, err: TextOut) -> None:
+        nonlocal failed
+        failed = run_file_mode(opts, out, err).state == FAILED
+
+    code = run_command(
         argv,
         stdout or sys.stdout,
         stderr or sys.stderr,
@@ -259,5 +278,6 @@ def main(
             "key is read from the environment variable --api-key-env names, never from the command line."
         ),
         add_arguments=add_arguments,
-        run=run_file_mode,
+        run=run,
     )
+    return 1 if code == 0 and failed else code

@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # httpx (behind the client) costs 0.1 s to import: only a run
 
 Key = tuple[str, str, str, str]  # (prompt version, model, topic, docno)
 
+MAX_CONSECUTIVE_FAILURES = 5  # calls in a row without an answer before a run stops early
+DONE, STOPPED, STOPPED_EARLY, FAILED = "done", "stopped", "stopped early", "failed"
+
 
 @dataclass(frozen=True)
 class Item:
@@ -59,6 +62,7 @@ class Call:
     completion_tokens: int | None = None
     total_tokens: int | None = None
     at: float = 0.0  # when it was asked (seconds since the epoch)
+    fatal: bool = False  # failed so that no other call to the endpoint would get an answer
 
     @property
     def answered(self) -> bool:
@@ -107,8 +111,34 @@ class Summary:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
-    stopped: bool = False
+    stopped: bool = False  # on request (should_stop)
+    stopped_early: bool = False  # a fatal failure, or MAX_CONSECUTIVE_FAILURES in a row
+    state: str = DONE  # done, stopped, stopped early or failed (see the module's doc)
+    reason: str = ""  # why it ended so, or what went wrong ('' when all went well)
     seconds: float = 0.0
+
+    @property
+    def answered(self) -> int:
+        return self.graded + self.cant_judge
+
+    def conclude(self, early: str, last_error: str) -> None:
+        """Set :attr:`state` and :attr:`reason` once the run has ended (``early``: why it stopped
+        early, '' when it did not; ``last_error``: the last failure's reason)."""
+        self.stopped_early = bool(early)
+        if self.asked and not self.answered:
+            self.state = FAILED
+            self.reason = early or f"no document got an answer; the last failure: {last_error}"
+        elif early:
+            self.state, self.reason = STOPPED_EARLY, early
+        elif self.stopped:
+            self.state, self.reason = STOPPED, "stopped on request: start it again to go on"
+        else:
+            self.state = DONE
+            if self.failed:
+                self.reason = (
+                    f"{self.failed} document(s) got no answer and will be asked again next time; "
+                    f"the last failure: {last_error}"
+                )
 
     def add(self, call: Call) -> None:
         self.asked += 1
@@ -148,6 +178,7 @@ def make_call(
         completion_tokens=completion.completion_tokens,
         total_tokens=completion.total_tokens,
         at=time.time(),
+        fatal=completion.fatal and completion.text is None,
     )
     if completion.text is not None:
         reading = read_answer(completion.text, prompt.answers(scale))
@@ -195,6 +226,9 @@ def judge(
 
         client = ChatClient(config)
     lock = threading.Lock()
+    in_a_row = 0  # calls without an answer since the last answered one
+    early = ""  # why the run stopped early
+    last_error = ""
 
     def ask(item: Item) -> Call:
         messages = prompt.messages(item.topic, item.text, scale, config.max_chars)
@@ -207,6 +241,9 @@ def judge(
             exhausted = False
             while True:
                 while not exhausted and len(running) < config.concurrency:
+                    if early:
+                        exhausted = True
+                        break
                     if should_stop():
                         summary.stopped = True
                         exhausted = True
@@ -225,6 +262,15 @@ def judge(
                         if call.answered:
                             cache.put(call)
                         summary.add(call)
+                        in_a_row = 0 if call.answered else in_a_row + 1
+                        last_error = call.error or last_error
+                        if not early and call.fatal:
+                            early = f"stopped early: {call.error}; no other document would get an answer"
+                        elif not early and in_a_row >= MAX_CONSECUTIVE_FAILURES:
+                            early = (
+                                f"stopped early: {in_a_row} documents in a row got no answer; "
+                                f"the last failure: {call.error}"
+                            )
                     if on_call is not None:
                         on_call(call)
                     progress("judging", summary.cached + summary.graded + summary.cant_judge, len(todo))
@@ -232,4 +278,5 @@ def judge(
         if own:
             client.close()
     summary.seconds = time.monotonic() - started
+    summary.conclude(early, last_error)
     return summary

@@ -2,8 +2,10 @@
 stopping it, and a calibration sample for the humans.
 
 A machine assessor is an assessor account of the campaign (it cannot log in: no usable password)
-with a :class:`~judging.models.MachineJudge` row saying how it asks. Its judgments are ordinary
-judgments, saved through :func:`judgment_record` like anyone's, so agreement, adjudication,
+with a :class:`~judging.models.MachineJudge` row saying how it asks: at which of the endpoints the
+server's operator declared (``WORKBENCH_JUDGE_ENDPOINTS``, read when asked, so a removed endpoint
+makes its judges unusable with the reason), with which model, prompt and limits. Its judgments
+are ordinary judgments, saved through :func:`judgment_record` like anyone's, so agreement, adjudication,
 exports and evaluation see it as one more assessor; each carries its provenance, the
 :class:`~judging.models.MachineCall` with the prompt version, raw answer, latency and tokens.
 """
@@ -17,7 +19,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
@@ -28,10 +32,11 @@ from campaigns.models import Campaign, Document, Membership, Topic
 from jobs.models import Job
 from jobs.registry import register
 from jobs.services import job_enqueue
-from judging.errors import JudgingRefused
-from judging.llm.config import JudgeConfig
+from judging.errors import JudgingRefused, MachineRunFailed
+from judging.llm.config import CHOSEN, JudgeConfig
+from judging.llm.endpoints import SETTING, Endpoint, EndpointError, parse_endpoints
 from judging.llm.prompts import TopicText
-from judging.llm.runner import Call, Item, Key, Summary
+from judging.llm.runner import FAILED, Call, Item, Key, Summary
 from judging.llm.runner import judge as judge_items
 from judging.models import Assignment, AssignmentItem, Grade, Judgment, MachineCall, MachineJudge
 from judging.services.judgments import judgment_record
@@ -42,21 +47,77 @@ if TYPE_CHECKING:
     from judging.llm.client import ChatClient
 
 MACHINE_JOB = "machine_judging"
-CONFIG_FIELDS = (
-    "base_url", "model", "api_key_env", "prompt_version", "temperature", "requests_per_minute",
-    "concurrency", "max_documents", "timeout", "max_retries",
-)  # fmt: skip
+CONFIG_FIELDS = CHOSEN  # what an organizer chooses besides the endpoint: stored on the judge
+NO_ENDPOINT = (
+    f"the server's operator has declared no judge endpoint: they declare one in {SETTING} "
+    "(or the file WORKBENCH_JUDGE_ENDPOINTS_FILE names), see docs/machine_judges.md"
+)
+
+
+def declared_endpoints() -> dict[str, Endpoint]:
+    """The endpoints the operator declared, read from the settings now."""
+    try:
+        return parse_endpoints(getattr(settings, SETTING, {}))
+    except EndpointError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc
+
+
+def endpoint_refusal(name: str) -> str:
+    """Why ``name`` cannot be chosen ('' when the operator declared it)."""
+    endpoints = declared_endpoints()
+    if name in endpoints:
+        return ""
+    if not endpoints:
+        return NO_ENDPOINT
+    names = ", ".join(sorted(endpoints))
+    return f"'{name}' is not an endpoint the server's operator declared (declared: {names})"
+
+
+def judge_problem(judge: MachineJudge) -> str:
+    """Why the machine assessor cannot judge now ('' when it can): no endpoint chosen (with the
+    reason the migration stored), or one its operator no longer declares."""
+    endpoints = declared_endpoints()
+    if not judge.endpoint:
+        return judge.unusable_reason or ("no endpoint chosen: choose one" if endpoints else NO_ENDPOINT)
+    if judge.endpoint not in endpoints:
+        return f"its endpoint '{judge.endpoint}' is no longer declared by the server's operator; " + (
+            "choose another" if endpoints else NO_ENDPOINT
+        )
+    return ""
+
+
+def judge_endpoint(judge: MachineJudge) -> Endpoint | None:
+    """The declared endpoint the judge asks (None when it cannot judge: :func:`judge_problem`)."""
+    return declared_endpoints().get(judge.endpoint) if judge.endpoint else None
 
 
 def judge_config(judge: MachineJudge) -> JudgeConfig:
-    return JudgeConfig(**{f: getattr(judge, f) for f in CONFIG_FIELDS})
+    """How the judge asks; refused with the reason when it cannot (:func:`judge_problem`)."""
+    problem = judge_problem(judge)
+    if problem:
+        raise JudgingRefused(f"{judge.user.username} cannot judge: {problem}")
+    endpoint = declared_endpoints()[judge.endpoint]
+    return JudgeConfig(endpoint, **{f: getattr(judge, f) for f in CONFIG_FIELDS})
 
 
 def _checked(config: JudgeConfig) -> JudgeConfig:
+    """``config`` when usable and its endpoint is one the operator declared, as declared."""
+    refusal = endpoint_refusal(config.endpoint.name)
+    if refusal:
+        raise JudgingRefused(refusal)
+    if declared_endpoints()[config.endpoint.name] != config.endpoint:
+        name = config.endpoint.name
+        raise JudgingRefused(f"the endpoint '{name}' is not as the server's operator declared it")
     problems = config.problems()
     if problems:
         raise JudgingRefused(problems)
     return config
+
+
+def _store(judge: MachineJudge, config: JudgeConfig) -> None:
+    judge.endpoint, judge.unusable_reason = config.endpoint.name, ""
+    for f in CONFIG_FIELDS:
+        setattr(judge, f, getattr(config, f))
 
 
 def machine_judge_create(
@@ -82,13 +143,11 @@ def machine_judge_create(
             user.save()
             account_origin_record(user=user, campaign=campaign, created_by=created_by, machine=True)
             Membership.objects.create(campaign=campaign, user=user, role=Membership.Role.ASSESSOR)
-            judge_row = MachineJudge.objects.create(
-                campaign=campaign,
-                user=user,
-                price_input=price_input,
-                price_output=price_output,
-                **{f: getattr(config, f) for f in CONFIG_FIELDS},
+            judge_row = MachineJudge(
+                campaign=campaign, user=user, price_input=price_input, price_output=price_output
             )
+            _store(judge_row, config)
+            judge_row.save()
     except IntegrityError:
         raise JudgingRefused(f"the username '{username}' is taken: choose another") from None
     scale_ensure(campaign=campaign)
@@ -106,8 +165,7 @@ def machine_judge_update(
     were made with; a new version or model judges again what the old one judged (the cache is
     keyed by both)."""
     _checked(config)
-    for f in CONFIG_FIELDS:
-        setattr(judge, f, getattr(config, f))
+    _store(judge, config)
     judge.price_input, judge.price_output = price_input, price_output
     judge.save()
     return judge
@@ -135,14 +193,14 @@ def running_job(judge: MachineJudge) -> Job | None:
 
 def machine_judging_start(*, judge: MachineJudge, user: User) -> Job:
     """Judge the machine's assignments in the background (what it already judged with this prompt
-    version and model is not asked again)."""
+    version and model is not asked again); refused with the reason when it cannot judge."""
+    _checked(judge_config(judge))
     if running_job(judge) is not None:
         raise JudgingRefused(f"{judge.user.username} is already judging: stop it or wait for it to end")
     if not Assignment.objects.filter(campaign=judge.campaign, assessor=judge.user).exists():
         raise JudgingRefused(
             f"{judge.user.username} has no assignments: assign it topics on the assignments page first"
         )
-    _checked(judge_config(judge))
     MachineJudge.objects.filter(pk=judge.pk).update(stop_requested=False)
     return job_enqueue(
         kind=MACHINE_JOB,
@@ -310,6 +368,7 @@ def machine_judging_run(
     return summary.to_dict() | {
         "judge": judge.pk,
         "username": judge.user.username,
+        "endpoint": judge.endpoint,
         "model": judge.model,
         "prompt_version": judge.prompt_version,
         "missing_documents": [f"{t} {d}" for t, d in work.missing[:20]],
@@ -318,14 +377,60 @@ def machine_judging_run(
     }
 
 
-@register(MACHINE_JOB, result_template="judging/results/machine.html")
+def _kept_when_interrupted(job: Job) -> str:
+    """What an interrupted judging job kept: every judgment it stored before the stop."""
+    kept = MachineCall.objects.filter(judge_id=job.params.get("judge"))
+    if job.started_at is not None:
+        kept = kept.filter(asked_at__gte=job.started_at)
+    n = kept.count()
+    return (
+        f"the {n} judgment{'s' if n != 1 else ''} it made before the stop {'are' if n != 1 else 'is'} kept: "
+        "start it again to go on (nothing judged is asked twice)"
+    )
+
+
+@register(MACHINE_JOB, result_template="judging/results/machine.html", interrupted=_kept_when_interrupted)
 def machine_judging_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     judge_row = (
         MachineJudge.objects.select_related("user", "campaign").filter(pk=job.params.get("judge")).first()
     )
     if judge_row is None:
         raise JudgingRefused("the machine assessor was deleted")
-    return machine_judging_run(judge=judge_row, progress=progress)
+    result = machine_judging_run(judge=judge_row, progress=progress)
+    if result["state"] == FAILED:  # the job fails with the reason; its result keeps the counts
+        raise MachineRunFailed(f"{judge_row.user.username} got no answer: {result['reason']}", result)
+    return result
+
+
+def last_run(judge: MachineJudge) -> dict[str, Any] | None:
+    """How the judge's latest finished judging job ended: its state (done, stopped, stopped
+    early, failed, or interrupted) and the reason, for its page and the API."""
+    job = (
+        Job.objects.filter(
+            kind=MACHINE_JOB,
+            campaign_id=judge.campaign_id,
+            params__judge=judge.pk,
+            status__in=(Job.Status.DONE, Job.Status.FAILED),
+        )
+        .order_by("-finished_at", "-created_at")
+        .first()
+    )
+    if job is None:
+        return None
+    result = job.result or {}
+    if "state" in result:
+        state, reason = result["state"], result.get("reason", "")
+    elif job.status == Job.Status.FAILED:
+        first = job.errors[0] if job.errors else "failed"
+        state, reason = ("interrupted" if first.startswith("interrupted") else FAILED), first
+    else:
+        state, reason = "done", ""
+    return {
+        "job": str(job.id),
+        "state": state,
+        "reason": reason,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }
 
 
 # ------------------------------------------------------------------------------ calibration sample

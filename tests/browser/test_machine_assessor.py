@@ -1,5 +1,6 @@
 """A machine assessor, walked in a real browser from the page an organizer lands on: add it on the
-People page (pointed at a real local chat-completions server, tests/llm/fake_llm.py), give it a
+People page (choosing the endpoint the operator declared: a real local chat-completions server,
+tests/llm/fake_llm.py), give it a
 topic on the assignments page, start it, watch the job end with its judgments, and read its
 calibration against a human in the agreement report. The API key never shows."""
 
@@ -47,26 +48,34 @@ def _alice_judges_topic_401() -> Campaign:
 
 
 def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
-    page: Page, log_in: LogIn, monkeypatch: pytest.MonkeyPatch
+    page: Page, log_in: LogIn, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     monkeypatch.setenv("WORKBENCH_JUDGE_API_KEY", SECRET)
     campaign = _alice_judges_topic_401()
     SHOTS.mkdir(parents=True, exist_ok=True)
     with FakeLLM(_answer) as server:
+        settings.WORKBENCH_JUDGE_ENDPOINTS = {
+            "local-fake": {
+                "base_url": server.base_url,
+                "key_env": "WORKBENCH_JUDGE_API_KEY",
+                "allow_private": True,
+            }
+        }
         log_in(page, "organizer", "organizer-demo")
         page.get_by_role("link", name="Campaigns", exact=True).first.click()
         page.get_by_role("link", name=campaign.name, exact=True).click()
         page.screenshot(path=str(SHOTS / "machine-0-campaign.png"), full_page=True)
         page.get_by_role("link", name="Manage people").click()
         page.fill("#m-username", "llm-judge")
-        page.fill("#m-base-url", server.base_url)
+        assert page.locator("#m-base-url").count() == 0 and page.locator("#m-key-env").count() == 0
+        page.select_option("#m-endpoint", "local-fake")
         page.fill("#m-model", "fake-1")
         page.fill("#m-rpm", "6000")
         page.get_by_role("button", name="Add the machine assessor").click()
         expect(page.locator("h1")).to_contain_text("Machine assessor llm-judge")
         expect(page.locator("#machine-status")).to_contain_text("0 judgments so far")
         page.screenshot(path=str(SHOTS / "machine-1-added.png"), full_page=True)
-        assert SECRET not in page.content()
+        assert SECRET not in page.content() and server.base_url not in page.content()
 
         # no assignments yet: the page says where to give it some
         page.get_by_role("button", name="Judge its assignments now").click()
@@ -84,6 +93,7 @@ def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
         page.get_by_role("button", name="Judge its assignments now").click()
         expect(page.locator("#job-result")).to_be_visible(timeout=30_000)
         expect(page.locator("#job-result")).to_contain_text("llm-judge (fake-1, prompt umbrela-1)")
+        expect(page.locator("#machine-run-state")).to_contain_text("done")
         page.screenshot(path=str(SHOTS / "machine-2-judged.png"), full_page=True)
         assert SECRET not in page.content()
         judged = Judgment.objects.filter(assessor__username="llm-judge").count()

@@ -44,9 +44,18 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
     return SECRET
 
 
+def declare(settings: Any, **servers: FakeLLM) -> None:
+    """The operator declares each fake server (on loopback, so allowed private addresses)."""
+    settings.WORKBENCH_JUDGE_ENDPOINTS = {
+        name: {"base_url": s.base_url, "key_env": "WORKBENCH_JUDGE_API_KEY", "allow_private": True}
+        for name, s in servers.items()
+    }
+
+
 @pytest.fixture
-def server() -> Any:
+def server(settings: Any) -> Any:
     with FakeLLM(answer_of) as fake:
+        declare(settings, fake=fake)
         yield fake
 
 
@@ -73,7 +82,7 @@ def web(organizer: Any) -> Client:
 def add_machine(web: Client, campaign: Campaign, server: FakeLLM, **extra: str) -> MachineJudge:
     data = {
         "username": "llm",
-        "base_url": server.base_url,
+        "endpoint": "fake",
         "model": "fake-1",
         "requests_per_minute": "6000",
     } | extra
@@ -97,10 +106,11 @@ def test_the_people_page_adds_a_machine_assessor_and_never_shows_the_key(
     assert "Add a machine assessor" in people
     refused = web.post(
         reverse("judging:machine_create", args=[campaign.slug]),
-        {"username": "bad", "base_url": "ftp://x", "model": "m"},
+        {"username": "bad", "endpoint": "elsewhere", "model": "m"},
         follow=True,
     ).content.decode()
-    assert "http:// or https://" in refused and not MachineJudge.objects.exists()
+    assert "not an endpoint the server&#x27;s operator declared (declared: fake)" in refused
+    assert not MachineJudge.objects.exists()
     judge = add_machine(web, campaign, server)
     assert not judge.user.has_usable_password()  # a machine never logs in
     machine_page = web.get(reverse("judging:machine", args=[campaign.slug, judge.pk])).content.decode()
@@ -110,10 +120,10 @@ def test_the_people_page_adds_a_machine_assessor_and_never_shows_the_key(
     listed = api.get(f"/api/judging/campaigns/{campaign.slug}/machines/")
     one = api.get(f"/api/judging/campaigns/{campaign.slug}/machines/{judge.pk}/")
     assert listed.status_code == 200 and listed.data[0]["key_set"] is True
-    assert one.data["api_key_env"] == "WORKBENCH_JUDGE_API_KEY" and one.data["model"] == "fake-1"
+    assert one.data["endpoint"] == "fake" and one.data["model"] == "fake-1" and one.data["usable"]
     for text in (machine_page, people, listed.content.decode(), one.content.decode()):
-        assert SECRET not in text
-    assert "WORKBENCH_JUDGE_API_KEY" in machine_page and "llm" in people
+        assert SECRET not in text and server.base_url not in text  # the URL is the operator's too
+    assert 'id="key-not-set"' not in machine_page and "llm" in people
 
 
 def test_only_organizers_reach_machine_assessors(
@@ -198,9 +208,10 @@ def test_the_stop_button_sets_the_flag_the_job_reads(
 
 
 def test_unreadable_answers_become_cant_judge_with_the_raw_text(
-    web: Client, stocked: Campaign, pool: Pool
+    web: Client, stocked: Campaign, pool: Pool, settings: Any
 ) -> None:
     with FakeLLM(lambda req, n: Reply("I would rather not say.")) as quiet:
+        declare(settings, fake=quiet)
         judge = add_machine(web, stocked, quiet)
         items = assign(stocked, pool, judge, topics=1)
         web.post(reverse("judging:machine_start", args=[stocked.slug, judge.pk]))
@@ -218,11 +229,9 @@ def test_the_api_creates_starts_and_stops(
     api = APIClient()
     api.force_authenticate(organizer)
     base = f"/api/judging/campaigns/{stocked.slug}/machines/"
-    bad = api.post(
-        base, {"username": "m", "base_url": "http://x/v1", "model": "m", "temperature": 9}, format="json"
-    )
+    bad = api.post(base, {"username": "m", "endpoint": "fake", "model": "m", "temperature": 9}, format="json")
     assert bad.status_code == 400 and "temperature" in str(bad.data)
-    made = api.post(base, {"username": "m1", "base_url": server.base_url, "model": "fake-1"}, format="json")
+    made = api.post(base, {"username": "m1", "endpoint": "fake", "model": "fake-1"}, format="json")
     assert made.status_code == 201 and SECRET not in made.content.decode()
     judge = MachineJudge.objects.get(pk=made.data["id"])
     refused = api.post(f"{base}{judge.pk}/start/")
@@ -233,7 +242,7 @@ def test_the_api_creates_starts_and_stops(
     assert api.post(f"{base}{judge.pk}/stop/").data == {"stopping": False}
     changed = api.put(
         f"{base}{judge.pk}/",
-        {"base_url": server.base_url, "model": "fake-2", "prompt_version": "basic-1"},
+        {"endpoint": "fake", "model": "fake-2", "prompt_version": "basic-1"},
         format="json",
     )
     assert changed.status_code == 200 and changed.data["model"] == "fake-2"

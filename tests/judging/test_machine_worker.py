@@ -4,6 +4,7 @@ one request in flight at the kill is asked twice (its answer was never stored)."
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from django.contrib.auth.models import User
 from campaigns.services import campaign_create, documents_import, runs_import, topics_import
 from jobs.models import Job
 from judging.llm.config import JudgeConfig
+from judging.llm.endpoints import Endpoint
 from judging.models import AssignmentItem, Judgment, MachineCall
 from judging.services import assignments_create
 from judging.services.machine import machine_judge_create, machine_judging_start
@@ -39,7 +41,7 @@ def _wait(what: str, check: Callable[[], Any], seconds: float, worker: WorkerPro
 
 
 def test_a_killed_worker_loses_at_most_the_answer_in_flight(
-    transactional_db: None, worker_process: Callable[..., WorkerProcess]
+    transactional_db: None, worker_process: Callable[..., WorkerProcess], settings: Any
 ) -> None:
     campaign = campaign_create(slug="mk", name="Machine kill")
     topics_import(campaign=campaign, path=demo_dir() / "topics.txt")
@@ -48,19 +50,23 @@ def test_a_killed_worker_loses_at_most_the_answer_in_flight(
     pool = pool_commit(pool=pool_build(campaign=campaign, name="d5", spec=PoolSpec("depth", depth=5)))
     organizer = User.objects.create_user("olga", password="pw")
     with FakeLLM(_slow_answer) as server:
-        config = JudgeConfig(server.base_url, "fake-1", requests_per_minute=100_000, concurrency=1)
+        declared = {"fake": {"base_url": server.base_url, "allow_private": True}}
+        settings.WORKBENCH_JUDGE_ENDPOINTS = declared  # here, and in the workers' environment
+        env = {"WORKBENCH_JUDGE_ENDPOINTS": json.dumps(declared)}
+        endpoint = Endpoint("fake", server.base_url, allow_private=True)
+        config = JudgeConfig(endpoint, "fake-1", requests_per_minute=100_000, concurrency=1)
         judge = machine_judge_create(campaign=campaign, username="llm", config=config)
         assignments_create(campaign=campaign, pool=pool, assessors=[judge.user], seed=1)
         items = AssignmentItem.objects.filter(assignment__assessor=judge.user).count()
         assert items > 20
         job = machine_judging_start(judge=judge, user=organizer)
-        first = worker_process()
+        first = worker_process(env)
         _wait("some answers stored", lambda: MachineCall.objects.filter(judge=judge).count() >= 8, 60, first)
         first.kill()
         recorded = MachineCall.objects.filter(judge=judge).count()
         asked = len(server.seen)
         assert recorded < items and asked - recorded <= 1  # one request at a time: one in flight at most
-        second = worker_process()
+        second = worker_process(env)
         failed = _wait(
             "the job failed as interrupted",
             lambda: Job.objects.filter(pk=job.pk, status=Job.Status.FAILED).first(),
@@ -68,6 +74,11 @@ def test_a_killed_worker_loses_at_most_the_answer_in_flight(
             second,
         )
         assert failed.errors[0].startswith("interrupted")
+        # its judgments are kept, and it says so (not "nothing of it was kept")
+        assert failed.errors[0].endswith(
+            f"the {recorded} judgments it made before the stop are kept: start it again to go on "
+            "(nothing judged is asked twice)"
+        )
         again = machine_judging_start(judge=judge, user=organizer)
         done = _wait(
             "judging again ended",

@@ -20,6 +20,7 @@ import pytest
 from judging.llm.answers import read_answer
 from judging.llm.client import ChatClient, RateLimiter
 from judging.llm.config import ConfigError, JudgeConfig
+from judging.llm.endpoints import Endpoint
 from judging.llm.files import JsonlCache, main, parse_scale
 from judging.llm.prompts import PROMPTS, TopicText, cut, prompt_hash, spread
 from judging.llm.runner import Call, Item, MemoryCache, judge
@@ -36,9 +37,10 @@ def items(n: int, topic: TopicText = TOPIC) -> list[Item]:
     return [Item(topic, f"doc{i}", f"text of doc{i} about minorities") for i in range(n)]
 
 
-def config(server: FakeLLM, **kw: object) -> JudgeConfig:
+def config(server: FakeLLM, key_env: str = "", **kw: object) -> JudgeConfig:
+    """The fake server's configuration: a loopback endpoint, so one that allows private addresses."""
     base = {
-        "base_url": server.base_url,
+        "endpoint": Endpoint("fake", server.base_url, key_env, allow_private=True),
         "model": "fake-1",
         "requests_per_minute": 6000,
         "concurrency": 2,
@@ -125,18 +127,21 @@ def test_prompts_render_the_topic_and_the_cut_document() -> None:
 
 def test_a_configuration_names_every_problem_and_never_holds_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     bad = JudgeConfig(
-        base_url="ftp://x", model=" ", api_key_env="1BAD", prompt_version="nope", temperature=3,
+        Endpoint("x", "ftp://x", "1BAD"), model=" ", prompt_version="nope", temperature=3,
         requests_per_minute=0, concurrency=0,
     )  # fmt: skip
     with pytest.raises(ConfigError) as err:
         bad.validate()
     assert len(err.value.problems) == 7
-    assert "user or password" in " ".join(JudgeConfig("https://u:p@h/v1", "m").problems())
+    assert "user or password" in " ".join(JudgeConfig(Endpoint("x", "https://u:p@h/v1"), "m").problems())
     monkeypatch.setenv("JUDGE_KEY", SECRET)
-    good = JudgeConfig("http://127.0.0.1:1/v1", "m", api_key_env="JUDGE_KEY")
-    assert good.api_key() == SECRET
-    assert SECRET not in repr(good) and SECRET not in json.dumps(good.to_dict())
-    assert JudgeConfig.from_dict(good.to_dict()) == good
+    good = JudgeConfig(Endpoint("x", "http://127.0.0.1:1/v1", "JUDGE_KEY"), "m")
+    assert good.api_key() == SECRET and good.url == "http://127.0.0.1:1/v1/chat/completions"
+    assert SECRET not in repr(good) and SECRET not in json.dumps(good.chosen())
+    assert set(good.chosen()) == {
+        "model", "prompt_version", "temperature", "requests_per_minute", "concurrency", "max_documents",
+        "timeout", "max_retries",
+    }  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ the client
@@ -146,7 +151,7 @@ def test_a_grade_its_tokens_and_the_key_in_the_header_only(monkeypatch: pytest.M
     monkeypatch.setenv("JUDGE_KEY", SECRET)
     with FakeLLM() as server:
         cache = MemoryCache()
-        summary = judge(items(4), config(server, api_key_env="JUDGE_KEY"), SCALE3, cache=cache)
+        summary = judge(items(4), config(server, key_env="JUDGE_KEY"), SCALE3, cache=cache)
         assert summary.graded == 4 and summary.total_tokens == 4 * 107
         assert all(s.headers["Authorization"] == f"Bearer {SECRET}" for s in server.seen)
         assert all(s.path == "/v1/chat/completions" and s.body["model"] == "fake-1" for s in server.seen)
@@ -156,7 +161,7 @@ def test_a_grade_its_tokens_and_the_key_in_the_header_only(monkeypatch: pytest.M
         assert SECRET not in json.dumps(call.to_dict())
     monkeypatch.delenv("JUDGE_KEY")
     with FakeLLM() as server:
-        judge(items(1), config(server, api_key_env="JUDGE_KEY"), SCALE3, cache=MemoryCache())
+        judge(items(1), config(server, key_env="JUDGE_KEY"), SCALE3, cache=MemoryCache())
         assert "Authorization" not in server.seen[0].headers
 
 
@@ -246,7 +251,7 @@ def test_the_key_never_appears_in_records_errors_or_logs(
     replies = [Reply(f"invalid key {SECRET}", status=500), Reply(f"##final score: 2 (key {SECRET})")]
     caplog.set_level(logging.DEBUG)
     with FakeLLM(lambda req, n: replies[min(n, 2) - 1]) as server:
-        cfg = config(server, api_key_env="JUDGE_KEY")
+        cfg = config(server, key_env="JUDGE_KEY")
         cache = JsonlCache(tmp_path / "cache.jsonl")
         calls: list[Call] = []
         judge(
@@ -438,3 +443,59 @@ def test_a_killed_file_run_resumes_and_judges_nothing_twice(tmp_path: Path) -> N
     assert all(counts[d] == 1 for d in recorded)
     assert asked_before - len(recorded) <= 1
     assert len(out.read_text().splitlines()) == n
+
+
+# ------------------------------------------------------------------------------ how a run ends
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_stops_the_run_at_once_with_the_status_and_the_answers_first_line(
+    status: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUDGE_KEY", SECRET)
+    body = f'{{"error": "bad key {SECRET}"}}\nsecond line never shown'.encode()
+    with FakeLLM(lambda req, n: Reply(status=status, body=body)) as server:
+        cfg = config(server, key_env="JUDGE_KEY", concurrency=1)
+        summary = judge(items(10), cfg, SCALE3, cache=MemoryCache(), client=ChatClient(cfg, sleep=Sleeps()))
+    assert len(server.seen) == 1 and summary.asked == 1  # no point asking again
+    assert summary.state == "failed" and summary.stopped_early
+    assert summary.reason.startswith(f'stopped early: HTTP {status}: {{"error": "bad key [redacted]"}}')
+    assert "second line" not in summary.reason and SECRET not in summary.reason
+
+
+def test_failures_in_a_row_stop_the_run_early_and_answers_before_them_keep_it_not_failed() -> None:
+    from judging.llm.runner import MAX_CONSECUTIVE_FAILURES
+
+    with FakeLLM(
+        lambda req, n: Reply() if n <= 2 else Reply(status=500, body=b"\n overloaded \nmore")
+    ) as server:
+        cfg = config(server, concurrency=1, max_retries=0)
+        summary = judge(items(20), cfg, SCALE3, cache=MemoryCache())
+    assert summary.answered == 2 and summary.failed == MAX_CONSECUTIVE_FAILURES == 5
+    assert len(server.seen) == 2 + MAX_CONSECUTIVE_FAILURES  # nothing asked after the fifth failure
+    assert summary.state == "stopped early"
+    assert (
+        summary.reason
+        == "stopped early: 5 documents in a row got no answer; the last failure: HTTP 500: overloaded"
+    )
+
+
+def test_a_run_where_nothing_answers_fails_and_a_run_with_a_few_failures_is_done_with_the_reason() -> None:
+    with FakeLLM(lambda req, n: Reply("down", status=404)) as server:
+        summary = judge(items(3), config(server, concurrency=1), SCALE3, cache=MemoryCache())
+    assert (summary.state, summary.asked, summary.answered) == ("failed", 3, 0)
+    assert summary.reason.startswith("no document got an answer; the last failure: HTTP 404")
+    with FakeLLM(lambda req, n: Reply("gone", status=404) if n == 2 else Reply()) as server:
+        summary = judge(items(4), config(server, concurrency=1), SCALE3, cache=MemoryCache())
+    assert (summary.state, summary.failed) == ("done", 1)
+    assert summary.reason.startswith("1 document(s) got no answer and will be asked again next time")
+
+
+def test_the_file_mode_exits_1_when_no_document_got_an_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = write_inputs(tmp_path, 4)
+    with FakeLLM(lambda req, n: Reply("no such model", status=404)) as server:
+        code = main(file_args(paths, server.base_url, tmp_path / "o.qrels", "--concurrency", "1"))
+    assert code == 1
+    assert "failed: no document got an answer; the last failure: HTTP 404" in capsys.readouterr().err

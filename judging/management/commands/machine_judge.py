@@ -4,11 +4,15 @@ Two modes:
 
 * ``machine_judge CAMPAIGN --assessor NAME``: the campaign's machine assessor judges its
   assignments here and now, exactly as its "Judge now" button does in the background (same
-  service, same cache: what it judged is not asked again). Ctrl-C stops it before the next
-  request; run it again to go on.
+  service, same cache: what it judged is not asked again), at the endpoint the server's operator
+  declared for it (no option here names another). Ctrl-C stops it before the next request; run
+  it again to go on.
 * ``machine_judge --pool POOL --topics TOPICS --documents DOCS --qrels-out OUT --base-url URL
   --model M``: no database; the pool's documents judged against the files, the grades written
-  as qrels (judging/llm/files.py; ``--cache`` makes it resumable).
+  as qrels (judging/llm/files.py; ``--cache`` makes it resumable). Run by whoever owns the shell,
+  it names its own endpoint.
+
+Either exits with status 1 when documents were asked and none got an answer (the reason printed).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.llm.files import FILE_MODE_REQUIRED, add_arguments, run_file_mode
+from judging.llm.files import FILE_MODE_ONLY, FILE_MODE_REQUIRED, add_arguments, run_file_mode
+from judging.llm.runner import FAILED
 from trec.cli import UsageError
 from trec.progress import Progress
 
@@ -29,7 +34,8 @@ class Command(BaseCommand):
         "A machine assessor (an LLM over an OpenAI-compatible chat-completions endpoint) judges: "
         "CAMPAIGN --assessor NAME judges that machine assessor's assignments; --qrels-out with "
         "--pool, --topics, --documents, --base-url and --model judges a pool file with no database. "
-        "The API key is read from the environment variable the configuration (or --api-key-env) names."
+        "The campaign mode asks the endpoint the server's operator declared for the assessor; the file "
+        "mode reads its key from the environment variable --api-key-env names."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -45,11 +51,18 @@ class Command(BaseCommand):
                     raise UsageError(f"the file mode needs {', '.join(missing)}")
                 if opts["campaign"]:
                     raise UsageError("give a campaign (campaign mode) or --qrels-out (file mode), not both")
-                run_file_mode(opts, self.stdout, self.stderr)
+                if run_file_mode(opts, self.stdout, self.stderr).state == FAILED:
+                    raise CommandError("no document got an answer", returncode=1)
                 return
             if not opts["campaign"] or not opts["assessor"]:
                 raise UsageError(
                     "give CAMPAIGN --assessor NAME, or the file mode's --qrels-out and its inputs"
+                )
+            given = [f"--{name.replace('_', '-')}" for name in FILE_MODE_ONLY if opts[name]]
+            if given:
+                raise UsageError(
+                    f"{', '.join(given)} belong to the file mode: the campaign mode asks the endpoint the "
+                    "server's operator declared for the assessor"
                 )
             self._campaign_mode(opts)
         except UsageError as exc:
@@ -94,3 +107,7 @@ class Command(BaseCommand):
         )
         if result["missing_count"]:
             self.stderr.write(f"{result['missing_count']} document(s) have no stored text and were not asked")
+        if result["reason"]:
+            self.stderr.write(f"{result['state']}: {result['reason']}")
+        if result["state"] == FAILED:
+            raise CommandError(f"{result['username']} got no answer: {result['reason']}", returncode=1)
