@@ -223,12 +223,14 @@ def test_ones_own_account_is_changed_on_my_account(campaign: Campaign, organizer
 
 
 def test_a_machine_assessor_is_the_campaigns_and_never_gets_a_password(
-    campaign: Campaign, organizer: Any
+    campaign: Campaign, organizer: Any, settings: Any
 ) -> None:
     from judging.llm.config import JudgeConfig
+    from judging.llm.endpoints import Endpoint
     from judging.services.machine import machine_judge_create
 
-    config = JudgeConfig(base_url="http://127.0.0.1:9/v1", model="m", api_key_env="WORKBENCH_TEST_KEY")
+    settings.WORKBENCH_JUDGE_ENDPOINTS = {"local": {"base_url": "http://127.0.0.1:9/v1", "allow_private": True}}
+    config = JudgeConfig(Endpoint("local", "http://127.0.0.1:9/v1", allow_private=True), model="m")
     judge = machine_judge_create(
         campaign=campaign, username="llm", config=config, price_input=Decimal(0), created_by=organizer
     )
