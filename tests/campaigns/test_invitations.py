@@ -229,8 +229,9 @@ def test_a_machine_assessor_is_the_campaigns_and_never_gets_a_password(
     from judging.llm.endpoints import Endpoint
     from judging.services.machine import machine_judge_create
 
-    settings.WORKBENCH_JUDGE_ENDPOINTS = {"local": {"base_url": "http://127.0.0.1:9/v1", "allow_private": True}}
-    config = JudgeConfig(Endpoint("local", "http://127.0.0.1:9/v1", allow_private=True), model="m")
+    local = "http://127.0.0.1:9/v1"
+    settings.WORKBENCH_JUDGE_ENDPOINTS = {"local": {"base_url": local, "allow_private": True}}
+    config = JudgeConfig(Endpoint("local", local, allow_private=True), model="m")
     judge = machine_judge_create(
         campaign=campaign, username="llm", config=config, price_input=Decimal(0), created_by=organizer
     )
