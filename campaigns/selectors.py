@@ -5,14 +5,18 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, QuerySet
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns import access
-from campaigns.accounts.models import AccountOrigin
+from campaigns.accounts.models import AccountOrigin, LoginLink
+from campaigns.accounts.selectors import login_link_found
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Document, Membership, QrelsSet, Run, Topic
 from campaigns.sections import Step, StepLink, StepState, campaign_sections, campaign_steps
@@ -138,6 +142,39 @@ def members_management(*, campaign: Campaign, users: Sequence[Any], by: Any) -> 
         else:
             out[u.pk] = None
     return out
+
+
+@dataclass(frozen=True)
+class LoginLinkState:
+    """A login link as its page sees it: the row (None if no such link was made) and why it does not
+    log in now, or None when pressing its button logs in: "unknown" (never made), "used", "revoked",
+    "expired", or "account" (deactivated, or no longer its campaign's to manage). The page that opens
+    it says each in a sentence."""
+
+    link: LoginLink | None
+    refused: str | None
+
+
+def login_link_state(*, token: str) -> LoginLinkState:
+    """Whether the login link ``token`` logs in now. Only an unused, unrevoked, unexpired link of an
+    active account that its campaign's organizers may still manage does (members_management: never
+    staff, a superuser, an account used in another campaign since, or a machine assessor)."""
+    link = login_link_found(token=token)
+    if link is None:
+        return LoginLinkState(None, "unknown")
+    if link.used_at is not None:
+        return LoginLinkState(link, "used")
+    if link.revoked_at is not None:
+        return LoginLinkState(link, "revoked")
+    if link.expires <= timezone.now():
+        return LoginLinkState(link, "expired")
+    user = link.user
+    origin = getattr(user, "origin", None)
+    # the campaign's organizers may manage it (the maker's own account never had a link: not ``by``)
+    why = members_management(campaign=link.campaign, users=[user], by=AnonymousUser())[user.pk]
+    if not user.is_active or why is not None or (origin is not None and origin.machine):
+        return LoginLinkState(link, "account")
+    return LoginLinkState(link, None)
 
 
 def member_manageable(*, campaign: Campaign, user: Any, by: Any) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
@@ -15,14 +16,21 @@ from campaigns.accounts.selectors import campaign_invitations_pending
 from campaigns.apis import CampaignApi, documented
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign
-from campaigns.services import invitation_create, invitation_withdraw, member_invite, membership_remove
-from campaigns.services.members import member_active_set, member_password_reset
+from campaigns.services import invitation_create, invitation_withdraw, membership_remove
+from campaigns.services.members import (
+    member_active_set,
+    member_login_link,
+    member_password_reset,
+    member_sessions_end,
+    members_create,
+)
 from judging.inputs import (
     AssignmentReassignInput,
     AssignmentsCreateInput,
     MemberActiveInput,
     MemberInviteInput,
     MemberRoleInput,
+    MembersCreateInput,
     ScaleInput,
 )
 from judging.models import Assignment
@@ -48,8 +56,33 @@ class InvitedOut(serializers.Serializer):
     username = serializers.CharField()
     roles = serializers.ListField(child=serializers.CharField())
     password = serializers.CharField(
-        help_text="the new account's password, given this once (only its hash is stored)"
+        required=False,
+        help_text="the new account's password, given this once (only its hash is stored); with login "
+        "password or both",
     )
+    login_link = serializers.URLField(
+        required=False,
+        help_text="the one-time login link, given this once (only its digest is stored); with login link "
+        "or both",
+    )
+    link_expires = serializers.DateTimeField(required=False)
+
+
+class LoginLinkOut(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.CharField(allow_blank=True)
+    roles = serializers.ListField(child=serializers.CharField())
+    login_link = serializers.URLField(
+        help_text="opens a page whose button logs the account in, once; given this once (only its digest "
+        "is stored)"
+    )
+    link_expires = serializers.DateTimeField()
+
+
+class SessionsEndedOut(serializers.Serializer):
+    username = serializers.CharField()
+    sessions_ended = serializers.IntegerField()
+    links_revoked = serializers.IntegerField(help_text="1 when an unused login link stopped working")
 
 
 class GradeOut(serializers.Serializer):
@@ -84,6 +117,11 @@ def _assignment_json(row: AssignmentProgress) -> dict[str, Any]:
         "shared": row.shared,
         "active_seconds": round(row.active_seconds, 3),
     }
+
+
+def login_link_url(request: Any, token: str) -> str:
+    """The login link to pass on: this site's address, as the organizer reached it, and the secret."""
+    return str(request.build_absolute_uri(reverse("login_link", args=[token])))
 
 
 def _member(campaign: Campaign, user_id: int) -> User:
@@ -151,14 +189,56 @@ class MemberInviteApi(CampaignApi):
                 by=request.user,  # type: ignore[arg-type]
             )
             return Response(invitation_json(invitation), status=status.HTTP_202_ACCEPTED)
-        user, password = member_invite(
+        (made,) = members_create(
             campaign=campaign,
-            username=data["username"],
+            accounts=[(data["username"], data.get("email", ""))],
             roles=data["roles"],
-            email=data.get("email", ""),
             by=request.user,  # type: ignore[arg-type]
+            password=data["login"] in ("password", "both"),
+            link=data["login"] in ("link", "both"),
         )
-        body = {"username": user.username, "roles": data["roles"], "password": password}
+        body: dict[str, Any] = {"username": made.user.username, "roles": data["roles"]}
+        if made.password is not None:
+            body["password"] = made.password
+        if made.link is not None:
+            body["login_link"] = login_link_url(request, made.link)
+            body["link_expires"] = made.link_expires
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MembersCreateApi(CampaignApi):
+    """Many new accounts at once, each with a one-time login link (no password: none is hashed)."""
+
+    @documented(
+        request=MembersCreateInput,
+        ok=LoginLinkOut(many=True),
+        status_code=201,
+        operation_id="judging_people_create",
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = MembersCreateInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        made = members_create(
+            campaign=campaign,
+            accounts=data["accounts"],
+            roles=data["roles"],
+            by=request.user,  # type: ignore[arg-type]
+            password=False,
+            link=True,
+        )
+        roles = sorted(set(data["roles"]))
+        body = [
+            {
+                "username": m.user.username,
+                "email": m.user.email,
+                "roles": roles,
+                "login_link": login_link_url(request, m.link or ""),
+                "link_expires": m.link_expires,
+            }
+            for m in made
+        ]
         return Response(body, status=status.HTTP_201_CREATED)
 
 
@@ -204,6 +284,33 @@ class MemberPasswordResetApi(CampaignApi):
         user = _member(campaign, user_id)
         password = member_password_reset(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
         return Response({"username": user.username, "password": password})
+
+
+class MemberLoginLinkApi(CampaignApi):
+    @documented(request=None, ok=LoginLinkOut, operation_id="judging_member_login_link")
+    def post(self, request: Request, slug: str, user_id: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        user = _member(campaign, user_id)
+        link, token = member_login_link(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        roles = sorted(set(user.memberships.filter(campaign=campaign).values_list("role", flat=True)))
+        return Response(
+            {
+                "username": user.username,
+                "email": user.email,
+                "roles": roles,
+                "login_link": login_link_url(request, token),
+                "link_expires": link.expires,
+            }
+        )
+
+
+class MemberSessionsEndApi(CampaignApi):
+    @documented(request=None, ok=SessionsEndedOut, operation_id="judging_member_sessions_end")
+    def post(self, request: Request, slug: str, user_id: int) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        user = _member(campaign, user_id)
+        ended, links = member_sessions_end(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        return Response({"username": user.username, "sessions_ended": ended, "links_revoked": links})
 
 
 class MemberActiveOut(serializers.Serializer):

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_email
 from rest_framework import serializers
 
 from campaigns.inputs import DB_INTEGER_MAX, FormInput
 from campaigns.models import Membership, Topic
+from campaigns.services.members import MAX_NEW_ACCOUNTS
 from judging.models import Assignment
 from pooling.models import Pool
 
@@ -71,6 +75,75 @@ class MemberInviteInput(FormInput):
         help_text="new: create the account (a taken username is refused); existing: invite the account "
         "of exactly this username, which takes the roles only when its owner accepts",
     )
+    login = serializers.ChoiceField(
+        choices=["password", "link", "both"],
+        default="password",
+        help_text="how a new account logs in: a generated password, a one-time login link (no password "
+        "until its owner chooses one), or both; each given once",
+    )
+
+
+class NewAccountInput(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class MembersCreateInput(FormInput):
+    """Many new accounts at once, each with a one-time login link: ``accounts`` (the API), or ``lines``
+    (the People page's box: one account a line, its username, then optionally its e-mail address)."""
+
+    accounts = serializers.ListField(child=NewAccountInput(), required=False, max_length=MAX_NEW_ACCOUNTS)
+    lines = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="instead of accounts: one account a line, its username, then optionally its e-mail "
+        "address (after a space, a comma or a semicolon)",
+    )
+    roles = serializers.ListField(
+        child=serializers.ChoiceField(choices=Membership.Role.values), allow_empty=False
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """``accounts`` becomes (username, e-mail) pairs, from either field."""
+        if attrs.get("accounts"):
+            pairs = [(a["username"], a.get("email", "")) for a in attrs["accounts"]]
+        else:
+            pairs = _account_lines(attrs.get("lines", ""))
+        if not pairs:
+            raise serializers.ValidationError("give at least one username, one a line")
+        if len(pairs) > MAX_NEW_ACCOUNTS:
+            raise serializers.ValidationError(
+                f"at most {MAX_NEW_ACCOUNTS} new accounts at once, not {len(pairs)}: add them in parts"
+            )
+        attrs["accounts"] = pairs
+        return attrs
+
+
+def _account_lines(text: str) -> list[tuple[str, str]]:
+    """(username, e-mail) of each line of ``text``; every malformed line refused by its number (the
+    numbers are the box's: a blank line between accounts is refused rather than skipped)."""
+    pairs: list[tuple[str, str]] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.strip().splitlines(), 1):
+        words = [w for w in re.split(r"[\s,;]+", line.strip()) if w]
+        if not words:
+            problems.append(f"line {number} is empty: one account a line")
+            continue
+        if len(words) > 2:
+            problems.append(
+                f"line {number}: a username, then optionally an e-mail address, not {len(words)} words"
+            )
+            continue
+        email = words[1] if len(words) == 2 else ""
+        if email:
+            try:
+                validate_email(email)
+            except DjangoValidationError:
+                problems.append(f"line {number}: '{email}' is not an e-mail address")
+        pairs.append((words[0], email))
+    if problems:
+        raise serializers.ValidationError(problems)
+    return pairs
 
 
 class MemberRoleInput(FormInput):

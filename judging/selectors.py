@@ -7,7 +7,11 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.timezone import localtime
 
+from campaigns.accounts.models import LoginLink
+from campaigns.accounts.selectors import login_links_latest
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign, Membership, Topic
 from campaigns.sections import StepLink, StepState
@@ -119,10 +123,25 @@ class Person:
     # (campaigns.selectors.NOT_YOURS_TO_MANAGE), or "" when they may
     not_yours: str = ""
     machine: bool = False  # a machine assessor's account: deactivated, never given a password
+    link: LoginLink | None = None  # the account's latest one-time login link, used or not
 
     @property
     def manageable(self) -> bool:
         return not self.not_yours
+
+    @property
+    def link_status(self) -> str:
+        """Where the account's latest login link stands ("" when it never had one)."""
+        link = self.link
+        if link is None:
+            return ""
+        if link.used_at is not None:
+            return f"used {localtime(link.used_at):%Y-%m-%d %H:%M}"
+        if link.revoked_at is not None:
+            return "replaced or withdrawn"
+        if link.expires <= timezone.now():
+            return "expired unused"
+        return f"not used yet (works until {localtime(link.expires):%Y-%m-%d %H:%M})"
 
 
 def campaign_members(*, campaign: Campaign, viewer: User) -> list[Person]:
@@ -137,12 +156,14 @@ def campaign_members(*, campaign: Campaign, viewer: User) -> list[Person]:
         roles.setdefault(m.user_id, []).append(m.role)
         users[m.user_id] = m.user
     why = members_management(campaign=campaign, users=list(users.values()), by=viewer)
+    links = login_links_latest(user_ids=list(users))
     return [
         Person(
             u,
             roles[pk],
             NOT_YOURS_TO_MANAGE[why[pk]] if why[pk] else "",  # type: ignore[index]
             bool(getattr(u, "origin", None) and u.origin.machine),
+            links.get(pk),
         )
         for pk, u in users.items()
     ]

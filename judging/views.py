@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponseBase
@@ -16,8 +19,15 @@ from campaigns.accounts.selectors import campaign_invitations_pending
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign, Membership, Topic
-from campaigns.services import invitation_create, invitation_withdraw, member_invite, membership_remove
-from campaigns.services.members import member_active_set, member_password_reset
+from campaigns.services import invitation_create, invitation_withdraw, membership_remove
+from campaigns.services.members import (
+    MAX_NEW_ACCOUNTS,
+    member_active_set,
+    member_login_link,
+    member_password_reset,
+    member_sessions_end,
+    members_create,
+)
 from campaigns.views import organizer_page, refusals_as_messages
 from judging import apis, machines
 from judging.inputs import (
@@ -26,6 +36,7 @@ from judging.inputs import (
     MemberActiveInput,
     MemberInviteInput,
     MemberRoleInput,
+    MembersCreateInput,
     ScaleInput,
 )
 from judging.models import Assignment
@@ -39,13 +50,48 @@ from judging.selectors import (
 )
 from judging.services import assignment_delete, assignment_reassign, assignments_create, scale_set
 from pooling.models import Pool
+from trec.csvout import SafeWriter
 
 REVEALED = "judging_revealed_password"
+LINKS_REVEALED = "judging_revealed_links"
 
 
 def _reveal(request: HttpRequest, username: str, password: str) -> None:
     """Keep a generated password for the next page only: shown once, with a copy button."""
     request.session[REVEALED] = {"username": username, "password": password}
+
+
+def _reveal_links(request: HttpRequest, rows: list[dict[str, Any]]) -> None:
+    """Keep new login links (username, email, link, expires) for the next page only: shown once, in
+    a table and as CSV. Only their digests are stored; the session holds them until that page pops them."""
+    request.session[LINKS_REVEALED] = rows
+
+
+def _link_row(request: HttpRequest, user: User, token: str, expires: datetime) -> dict[str, Any]:
+    return {
+        "username": user.username,
+        "email": user.email,
+        "link": apis.login_link_url(request, token),
+        "expires": expires.isoformat(timespec="seconds"),
+    }
+
+
+def links_csv(rows: list[dict[str, Any]]) -> str:
+    """The revealed links as CSV (username, email, login_link, expires), cells safe for spreadsheets."""
+    out = io.StringIO()
+    writer = SafeWriter(out)
+    writer.writerow(["username", "email", "login_link", "expires"])
+    writer.writerows([r["username"], r["email"], r["link"], r["expires"]] for r in rows)
+    return out.getvalue()
+
+
+def _links_shown(request: HttpRequest, campaign: Campaign) -> dict[str, Any] | None:
+    rows = request.session.pop(LINKS_REVEALED, None)
+    if not rows:
+        return None
+    for r in rows:
+        r["expires_at"] = datetime.fromisoformat(r["expires"])
+    return {"rows": rows, "csv": links_csv(rows), "filename": f"{campaign.slug}-login-links.csv"}
 
 
 @organizer_page
@@ -63,12 +109,13 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
                     by=request.user,  # type: ignore[arg-type]
                 )
             else:
-                user, password = member_invite(
+                (made,) = members_create(
                     campaign=campaign,
-                    username=data["username"],
+                    accounts=[(data["username"], data.get("email", ""))],
                     roles=data["roles"],
-                    email=data.get("email", ""),
                     by=request.user,  # type: ignore[arg-type]
+                    password=data["login"] in ("password", "both"),
+                    link=data["login"] in ("link", "both"),
                 )
         except CampaignDataError as exc:
             errors = exc.problems
@@ -82,11 +129,22 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
                     "roles by accepting it",
                 )
             else:
-                _reveal(request, user.username, password)
+                user = made.user
+                if made.password is not None:
+                    _reveal(request, user.username, made.password)
+                if made.link is not None and made.link_expires is not None:
+                    _reveal_links(request, [_link_row(request, user, made.link, made.link_expires)])
+                given = " and ".join(
+                    w
+                    for w in (
+                        f"password {made.password}" if made.password else "",
+                        "a one-time login link" if made.link else "",
+                    )
+                    if w
+                )
                 messages.success(
                     request,
-                    f"account '{user.username}' created with password {password} — pass it on now, "
-                    "it is not shown again",
+                    f"account '{user.username}' created with {given} — pass it on now, it is not shown again",
                 )
             return redirect("judging:people", slug=campaign.slug)
     return render(
@@ -98,6 +156,10 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "members": campaign_members(campaign=campaign, viewer=request.user),  # type: ignore[arg-type]
             "invitations": campaign_invitations_pending(campaign=campaign),
             "revealed": request.session.pop(REVEALED, None),
+            "links": _links_shown(request, campaign),
+            "many_form": request.session.pop("people_many_form", {}),
+            "max_new_accounts": MAX_NEW_ACCOUNTS,
+            "session_days": settings.SESSION_COOKIE_AGE // (24 * 3600),
             "errors": errors,
             "roles": Membership.Role.values,
             "form": request.POST,
@@ -108,6 +170,42 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "no_endpoint": machines.NO_ENDPOINT,
         },
     )
+
+
+@organizer_page
+@require_POST
+def people_create_many(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    """Many new accounts at once from the People page's box, each with a one-time login link."""
+    try:
+        data = validated(MembersCreateInput(data=request.POST))
+        made = members_create(
+            campaign=campaign,
+            accounts=data["accounts"],
+            roles=data["roles"],
+            by=request.user,  # type: ignore[arg-type]
+            password=False,
+            link=True,
+        )
+    except CampaignDataError as exc:
+        for problem in exc.problems:
+            messages.error(request, problem)
+        # the box keeps what was typed, to correct it
+        request.session["people_many_form"] = {
+            "lines": request.POST.get("lines", ""),
+            "roles": request.POST.getlist("roles"),
+        }
+        return redirect("judging:people", slug=campaign.slug)
+    _reveal_links(
+        request,
+        [_link_row(request, m.user, m.link, m.link_expires) for m in made if m.link and m.link_expires],
+    )
+    n = len(made)
+    messages.success(
+        request,
+        f"{n} account{'' if n == 1 else 's'} created, each with a one-time login link — pass them on now "
+        "(below, or as CSV), they are not shown again",
+    )
+    return redirect("judging:people", slug=campaign.slug)
 
 
 def _act_and_return[T](
@@ -154,6 +252,32 @@ def member_password_reset_page(request: HttpRequest, campaign: Campaign, user_id
         password = member_password_reset(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
         _reveal(request, user.username, password)
         return f"new password for '{user.username}': pass it on now, it is not shown again"
+
+    return _member_action(request, campaign, user_id, act)
+
+
+@organizer_page
+@require_POST
+def member_login_link_page(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponseBase:
+    def act(user: User) -> str:
+        link, token = member_login_link(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        _reveal_links(request, [_link_row(request, user, token, link.expires)])
+        return (
+            f"new login link for '{user.username}' (any earlier one no longer works): pass it on now, "
+            "it is not shown again"
+        )
+
+    return _member_action(request, campaign, user_id, act)
+
+
+@organizer_page
+@require_POST
+def member_sessions_end_page(request: HttpRequest, campaign: Campaign, user_id: int) -> HttpResponseBase:
+    def act(user: User) -> str:
+        ended, links = member_sessions_end(campaign=campaign, user=user, by=request.user)  # type: ignore[arg-type]
+        sessions = f"{ended} session{'' if ended == 1 else 's'} ended" if ended else "no session was open"
+        revoked = "; its unused login link no longer works" if links else ""
+        return f"'{user.username}' must log in again: {sessions}{revoked}"
 
     return _member_action(request, campaign, user_id, act)
 
@@ -292,6 +416,17 @@ page_patterns: list[URLPattern] = [
         name="member_password_reset",
     ),
     path("campaigns/<slug:slug>/people/<int:user_id>/active/", member_active, name="member_active"),
+    path("campaigns/<slug:slug>/people/create/", people_create_many, name="people_create_many"),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/login-link/",
+        member_login_link_page,
+        name="member_login_link",
+    ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/end-sessions/",
+        member_sessions_end_page,
+        name="member_sessions_end",
+    ),
     path(
         "campaigns/<slug:slug>/invitations/<int:pk>/withdraw/",
         invitation_withdraw_page,
@@ -322,6 +457,17 @@ api_patterns: list[URLPattern] = [
         apis.MemberActiveApi.as_view(),
         name="member_active",
     ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/login-link/",
+        apis.MemberLoginLinkApi.as_view(),
+        name="member_login_link",
+    ),
+    path(
+        "campaigns/<slug:slug>/people/<int:user_id>/end-sessions/",
+        apis.MemberSessionsEndApi.as_view(),
+        name="member_sessions_end",
+    ),
+    path("campaigns/<slug:slug>/people/create/", apis.MembersCreateApi.as_view(), name="people_create"),
     path(
         "campaigns/<slug:slug>/assignments/<int:pk>/reassign/",
         apis.AssignmentReassignApi.as_view(),

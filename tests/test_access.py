@@ -46,7 +46,13 @@ def slug_pool(ctx: dict[str, Any]) -> list[Any]:
     return [ctx["campaign"].slug, ctx["pool"].pk]
 
 
-MEMBER_ACTIONS = ("member_role_remove", "member_password_reset", "member_active")
+MEMBER_ACTIONS = (
+    "member_role_remove",
+    "member_password_reset",
+    "member_active",
+    "member_login_link",
+    "member_sessions_end",
+)
 
 
 def slug_member(ctx: dict[str, Any]) -> list[Any]:
@@ -78,6 +84,7 @@ CAMPAIGN_PAGES = [
     Endpoint("pooling:pool_discard", "post", slug_pool, organizer_status=302),
     Endpoint("judging:people", "get", slug),
     Endpoint("judging:people", "post", slug, {"username": ""}),
+    Endpoint("judging:people_create_many", "post", slug, {}, organizer_status=302),
     Endpoint("judging:scale", "get", slug),
     Endpoint("judging:scale", "post", slug, {}),
     Endpoint("judging:assignments", "get", slug),
@@ -110,6 +117,7 @@ CAMPAIGN_APIS = [
     Endpoint("api:pool_discard", "post", slug_pool, organizer_status=204),
     Endpoint("judging_api:people", "get", slug),
     Endpoint("judging_api:member_invite", "post", slug, {}, organizer_status=400),
+    Endpoint("judging_api:people_create", "post", slug, {}, organizer_status=400),
     Endpoint("judging_api:scale", "get", slug),
     Endpoint("judging_api:scale_set", "post", slug, {}, organizer_status=400),
     Endpoint("judging_api:assignments", "get", slug),
@@ -157,15 +165,17 @@ def test_every_route_of_the_apps_is_in_an_access_table() -> None:
     """This table, or the access tables of the judging and metrics tests, names every route.
 
     Only Django's admin, the login and logout pages, the forgotten-password pages (open to anyone,
-    tests/test_password_reset.py) and the public API schema are left out.
+    tests/test_password_reset.py), the page a login link opens (its link is the credential,
+    tests/test_login_links.py) and the public API schema are left out.
     """
     from tests import test_accounts
     from tests.judging.assess import test_views as test_assess_pages
     from tests.judging.reports import test_views as test_report_pages
     from tests.metrics import test_leaderboard_pages, test_live_pages
+    from tests.test_login_links import LOGIN_LINK_ROUTES
     from tests.test_password_reset import PASSWORD_RESET_ROUTES
 
-    public = {"login", "logout", "schema", *PASSWORD_RESET_ROUTES}
+    public = {"login", "logout", "schema", *PASSWORD_RESET_ROUTES, *LOGIN_LINK_ROUTES}
     routes = {
         n for n in _names(get_resolver().url_patterns) if not n.startswith("admin:") and n not in public
     }

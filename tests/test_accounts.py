@@ -26,6 +26,8 @@ ACCESS_TESTED = [
     ("accounts:invitation_decline", "post"),
     ("accounts:password_change", "get"),
     ("accounts:password_change", "post"),
+    ("accounts:password_set", "get"),
+    ("accounts:password_set", "post"),
 ]
 
 
@@ -53,6 +55,8 @@ def test_anonymous_visitors_are_sent_to_log_in(campaign: Campaign, organizer: An
         client.post(reverse("accounts:invitation_decline", args=[1])),
         client.get(reverse("accounts:password_change")),
         client.post(reverse("accounts:password_change")),
+        client.get(reverse("accounts:password_set")),
+        client.post(reverse("accounts:password_set")),
     ]
     for answer in answers:
         assert answer.status_code == 302 and answer["Location"].startswith(reverse("login"))

@@ -228,6 +228,13 @@ if WORKBENCH_CACHE_URL:
     SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# A login lasts WORKBENCH_SESSION_DAYS (default 14: a campaign's judging, one login a person), counted
+# from the login, not renewed by each request (SESSION_SAVE_EVERY_REQUEST stays off: no write per
+# request). It ends earlier when revoked in the store: logout, "Log out everywhere else", a password
+# change or reset, an organizer's "End sessions" or deactivation (docs/accounts.md).
+SESSION_COOKIE_AGE = _env_int("WORKBENCH_SESSION_DAYS", 14) * 24 * 3600
+# An organizer's one-time login link for a new account works this many days, once (docs/accounts.md).
+WORKBENCH_LOGIN_LINK_DAYS = _env_int("WORKBENCH_LOGIN_LINK_DAYS", 7)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

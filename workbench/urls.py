@@ -9,6 +9,7 @@ from campaigns import api_urls as campaigns_api
 from campaigns.accounts import views as account_views
 from campaigns.api_errors import api_not_found
 from pooling import api_urls as pooling_api
+from workbench import login_links
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -31,6 +32,8 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    # an organizer's one-time login link for a new account: a page whose button logs in, once
+    path("accounts/link/<str:token>/", login_links.login_link, name="login_link"),
     path("accounts/me/", include("campaigns.accounts.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("campaigns/", include("pooling.urls")),

@@ -138,3 +138,46 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} to {self.campaign} as {', '.join(self.roles)}"
+
+
+class LoginLink(models.Model):
+    """A one-time link that logs ``user`` in without a password: an organizer's way to start a new
+    account (campaigns.services.login_links). Opening it shows a page whose button logs in and marks
+    the link used; it also ends at ``expires``, or when revoked (a newer link, a password reset, the
+    account deactivated or its sessions ended).
+
+    Only the link's SHA-256 digest is kept (the link carries 256 random bits, like an API token), so a
+    copy of the database logs nobody in. Used and revoked rows stay (until long after they expire) so
+    a second use is told when the link was used rather than that it never existed."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="login_links")
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="login_links", help_text="whose organizer made it"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created", "-id")
+        constraints = (
+            # a new link revokes the account's previous one: never two that could log it in
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=Q(used_at__isnull=True, revoked_at__isnull=True),
+                name="accounts_loginlink_one_open",
+            ),
+            models.CheckConstraint(
+                condition=Q(used_at__isnull=True) | Q(revoked_at__isnull=True),
+                name="accounts_loginlink_used_or_revoked",
+            ),
+        )
+        indexes = (models.Index(fields=["expires"], name="login_link_expires"),)
+
+    def __str__(self) -> str:
+        return f"login link of {self.user} (until {self.expires:%Y-%m-%d %H:%M})"

@@ -1,4 +1,5 @@
-"""Reads of accounts: API tokens, open sessions, pending invitations, the per-address login throttle."""
+"""Reads of accounts: API tokens, open sessions, pending invitations, login links, the per-address login
+throttle."""
 
 from __future__ import annotations
 
@@ -8,12 +9,31 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from campaigns.accounts.models import AccountSession, ApiToken, Invitation, LoginFailure
+from campaigns.accounts.models import AccountSession, ApiToken, Invitation, LoginFailure, LoginLink
+from campaigns.accounts.services import token_digest
 
 
 def api_tokens_listed(*, user: Any) -> QuerySet[ApiToken]:
     """The user's own tokens, newest first (never the token values: only their digests are kept)."""
     return ApiToken.objects.filter(user=user)
+
+
+def login_link_found(*, token: str) -> LoginLink | None:
+    """The login link whose secret is ``token`` (with its account and campaign), used or not; None for
+    a link never made (or deleted long after it expired)."""
+    return (
+        LoginLink.objects.select_related("user", "user__origin", "campaign")
+        .filter(digest=token_digest(token))
+        .first()
+    )
+
+
+def login_links_latest(*, user_ids: Any) -> dict[int, LoginLink]:
+    """The most recent login link of each account of ``user_ids``, by account id (one query)."""
+    out: dict[int, LoginLink] = {}
+    for link in LoginLink.objects.filter(user_id__in=user_ids).order_by("user_id", "-created", "-id"):
+        out.setdefault(link.user_id, link)
+    return out
 
 
 def login_address_locked(*, address: str) -> bool:

@@ -1,6 +1,7 @@
 """Writes of accounts: API tokens (create, the token returned once; revoke; use by the API), the
 sessions of an account (recorded at login, ended on request or with a password change or reset),
-where an account came from, and the per-address count of failed logins."""
+one-time login links (issued, revoked, used), where an account came from, and the per-address count
+of failed logins."""
 
 from __future__ import annotations
 
@@ -16,11 +17,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns import access
-from campaigns.accounts.models import AccountOrigin, AccountSession, ApiToken, LoginFailure
+from campaigns.accounts.models import AccountOrigin, AccountSession, ApiToken, LoginFailure, LoginLink
 from campaigns.errors import InputRefused
 from campaigns.models import Campaign
 
 TOKEN_PREFIX = "wbt_"  # recognisable in a leaked file or a secret scanner's rules
+LOGIN_LINK_PREFIX = "wbl_"
+# used, revoked and expired links are kept this long after they expire (a second use is told when the
+# link was used, not that it never existed), then deleted as new links are made
+LOGIN_LINK_KEPT = timedelta(days=30)
 MAX_TOKENS = 50
 # last_used is a hint for revoking stale tokens: one write an hour at most, not one per API call
 LAST_USED_PRECISION = timedelta(hours=1)
@@ -143,9 +148,54 @@ def account_password_changed(*, user: Any, session: Any, user_agent: str = "") -
 
 
 def account_credentials_revoke(*, user: Any, keep: str | None = None) -> tuple[int, int]:
-    """After a password reset: end every session of ``user`` (but ``keep``) and revoke its API tokens.
-    Returns (sessions ended, tokens revoked)."""
+    """After a password reset: end every session of ``user`` (but ``keep``), revoke its API tokens and
+    its unused login link. Returns (sessions ended, tokens revoked)."""
+    login_links_revoke(user=user)
     return account_sessions_end(user=user, keep=keep), api_tokens_revoke_all(user=user)
+
+
+# --------------------------------------------------------------------------------- login links
+
+
+def login_link_issue(*, user: Any, campaign: Campaign, by: Any | None) -> tuple[LoginLink, str]:
+    """A new one-time login link for ``user``, made by ``campaign``'s organizer ``by``; the link's
+    secret is in the answer only (the database keeps its digest). The account's previous unused link
+    is revoked. Who may is the caller's to decide (campaigns.services.login_links)."""
+    now = timezone.now()
+    LoginLink.objects.filter(expires__lt=now - LOGIN_LINK_KEPT).delete()
+    login_links_revoke(user=user)
+    token = LOGIN_LINK_PREFIX + secrets.token_urlsafe(32)
+    row = LoginLink.objects.create(
+        user=user,
+        campaign=campaign,
+        created_by=by,
+        digest=token_digest(token),
+        expires=now + timedelta(days=settings.WORKBENCH_LOGIN_LINK_DAYS),
+    )
+    return row, token
+
+
+def login_links_revoke(*, user: Any) -> int:
+    """Revoke ``user``'s unused login link (a newer link, a password reset, the account deactivated or
+    its sessions ended): it no longer logs anybody in. How many were revoked (0 or 1)."""
+    return LoginLink.objects.filter(user=user, used_at=None, revoked_at=None).update(
+        revoked_at=timezone.now()
+    )
+
+
+def login_link_mark_used(*, link: LoginLink) -> bool:
+    """Mark ``link`` used if it is still unused, unrevoked and unexpired; whether this call did.
+
+    One conditional UPDATE: of two requests using the same link at once exactly one changes the row
+    (PostgreSQL makes the second wait for the first's row lock and then finds it used; SQLite's
+    writes are serialized), so a link logs in once however many browsers press its button."""
+    now = timezone.now()
+    won = LoginLink.objects.filter(pk=link.pk, used_at=None, revoked_at=None, expires__gt=now).update(
+        used_at=now
+    )
+    if won:
+        link.used_at = now
+    return bool(won)
 
 
 # ------------------------------------------------------------------------------------- origins

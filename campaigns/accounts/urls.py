@@ -13,4 +13,5 @@ urlpatterns = [
     path("invitations/<int:pk>/accept/", views.invitation_accept_page, name="invitation_accept"),
     path("invitations/<int:pk>/decline/", views.invitation_decline_page, name="invitation_decline"),
     path("password/", views.PasswordChange.as_view(), name="password_change"),
+    path("password/choose/", views.PasswordSet.as_view(), name="password_set"),
 ]

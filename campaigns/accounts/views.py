@@ -1,6 +1,6 @@
 """The "My account" page: the person's API tokens (created, shown once, revoked), their open sessions
-(log out everywhere else), their invitations (accept, decline) and their password (change it; reset a
-forgotten one by e-mail)."""
+(log out everywhere else), their invitations (accept, decline) and their password (change it; choose
+a first one after logging in by a one-time link; reset a forgotten one by e-mail)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.forms import SetPasswordForm
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -111,6 +112,12 @@ class PasswordChange(auth_views.PasswordChangeView):
     the account ends; this one stays logged in."""
 
     success_url = reverse_lazy("accounts:account")
+    done = "Your password is changed."
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.user.is_authenticated and not request.user.has_usable_password():
+            return redirect("accounts:password_set")  # no current password to give: choose one
+        return super().dispatch(request, *args, **kwargs)
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)  # saves it; this session gets a new key and the new hash
@@ -120,8 +127,23 @@ class PasswordChange(auth_views.PasswordChangeView):
             user_agent=self.request.META.get("HTTP_USER_AGENT", ""),
         )
         elsewhere = f" {ended} other session{'' if ended == 1 else 's'} ended." if ended else ""
-        messages.success(self.request, f"Your password is changed.{elsewhere}")
+        messages.success(self.request, f"{self.done}{elsewhere}")
         return response
+
+
+class PasswordSet(PasswordChange):
+    """Choosing a first password (Django's SetPasswordForm: the new one twice), for an account that has
+    none: one made with a login link only, whose owner logged in by it. An account with a password
+    changes it with the current one (PasswordChange), so a session alone never replaces a password."""
+
+    form_class = SetPasswordForm
+    template_name = "registration/password_set_form.html"
+    done = "Your password is set: log in with it from now on."
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        if request.user.is_authenticated and request.user.has_usable_password():
+            return redirect("accounts:password_change")
+        return auth_views.PasswordChangeView.dispatch(self, request, *args, **kwargs)
 
 
 class PasswordResetConfirm(auth_views.PasswordResetConfirmView):

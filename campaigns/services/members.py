@@ -1,23 +1,44 @@
-"""Writes of memberships: roles in a campaign, new accounts made for it, and what its organizers may
-do to the accounts it created (reset the password, deactivate)."""
+"""Writes of memberships: roles in a campaign, new accounts made for it (with a password, a one-time
+login link, or both; one or many at once), and what its organizers may do to the accounts it created
+(reset the password, make a new login link, end the sessions, deactivate)."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from campaigns.accounts.models import LoginLink
 from campaigns.accounts.services import (
     account_credentials_revoke,
     account_origin_joined,
     account_origin_record,
     account_sessions_end,
+    login_link_issue,
+    login_links_revoke,
 )
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign, Membership
 from campaigns.selectors import NOT_YOURS_TO_MANAGE, members_management
+
+# accounts made by one request: 500 new accounts are a few seconds of inserts (no password hashed
+# when they get login links only); a larger class is added in parts
+MAX_NEW_ACCOUNTS = 500
+
+
+@dataclass(frozen=True)
+class NewAccount:
+    """An account just made, with what its owner logs in with, given this once: the generated
+    password and the login link's secret (the edge makes it a URL), each None when not asked for."""
+
+    user: User
+    password: str | None
+    link: str | None
+    link_expires: datetime | None
 
 
 def membership_add(*, campaign: Campaign, user: User, roles: Sequence[str]) -> list[Membership]:
@@ -60,26 +81,90 @@ def username_and_roles_checked(username: str, roles: Sequence[str]) -> str:
 def member_invite(
     *, campaign: Campaign, username: str, roles: Sequence[str], email: str = "", by: User | None = None
 ) -> tuple[User, str]:
-    """A new account ``username`` with the roles in ``campaign``, and its generated password.
+    """A new account ``username`` with the roles in ``campaign``, and its generated password (see
+    members_create, which also gives login links)."""
+    (made,) = members_create(
+        campaign=campaign, accounts=[(username, email)], roles=roles, by=by, password=True, link=False
+    )
+    assert made.password is not None
+    return made.user, made.password
 
-    The password is returned once for the organizer to pass on (only its hash is stored). A taken
-    username is refused, never attached: someone who already has an account is invited instead
-    (campaigns.services.invitations), and joins only by accepting. The account's origin is this
-    campaign, whose organizers may then manage it while it is used nowhere else.
+
+def members_create(
+    *,
+    campaign: Campaign,
+    accounts: Sequence[tuple[str, str]],
+    roles: Sequence[str],
+    by: User | None,
+    password: bool,
+    link: bool,
+) -> list[NewAccount]:
+    """New accounts, one per (username, e-mail) of ``accounts``, with the roles in ``campaign``: all of
+    them, or none and every problem said (by line when there are several).
+
+    Each gets a generated ``password``, a one-time login ``link`` (campaigns.services.login_links), or
+    both, returned once (the database keeps a password hash and a link digest). An account with a link
+    only has no usable password: nothing is hashed to make it, and its owner chooses a password after
+    logging in by the link. A taken username is refused, never attached: someone who already has an
+    account is invited instead (campaigns.services.invitations), and joins only by accepting. The
+    accounts' origin is this campaign, whose organizers may then manage them while they are used
+    nowhere else.
     """
-    username = username_and_roles_checked(username, roles)
-    password = secrets.token_urlsafe(12)
+    if not password and not link:
+        raise CampaignDataError("a new account logs in with a password, a login link, or both: choose one")
+    if not accounts:
+        raise CampaignDataError("give at least one username")
+    if len(accounts) > MAX_NEW_ACCOUNTS:
+        raise CampaignDataError(
+            f"at most {MAX_NEW_ACCOUNTS} new accounts at once, not {len(accounts)}: add them in parts"
+        )
+    if not roles:
+        raise CampaignDataError("choose at least one role")
+    _roles_checked(roles)  # said once, not for every line
+    many = len(accounts) > 1
+    names = [username.strip() for username, _ in accounts]
+    taken = set(User.objects.filter(username__in=names).values_list("username", flat=True))
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for line, name in enumerate(names, 1):
+        where = f"line {line}: " if many else ""
+        try:
+            username_and_roles_checked(name, roles)
+        except CampaignDataError as exc:
+            problems.append(where + exc.problems[0])
+            continue
+        if name in seen:
+            problems.append(f"{where}'{name}' is on line {seen[name]} too")
+        elif name in taken:
+            problems.append(where + _taken(name))
+        seen.setdefault(name, line)
+    if problems:
+        raise CampaignDataError(problems)
+    made: list[NewAccount] = []
     try:
         with transaction.atomic():
-            user = User.objects.create_user(username=username, email=email.strip(), password=password)
-            account_origin_record(user=user, campaign=campaign, created_by=by)
-    except IntegrityError:  # taken (or taken a moment ago by a concurrent invitation): never attached
+            for name, (_, email) in zip(names, accounts, strict=True):
+                secret = secrets.token_urlsafe(12) if password else None
+                # password None: an unusable password, no hash computed
+                user = User.objects.create_user(username=name, email=email.strip(), password=secret)
+                account_origin_record(user=user, campaign=campaign, created_by=by)
+                membership_add(campaign=campaign, user=user, roles=roles)
+                row, token = login_link_issue(user=user, campaign=campaign, by=by) if link else (None, None)
+                made.append(NewAccount(user, secret, token, row.expires if row else None))
+    except IntegrityError:  # taken a moment ago by a concurrent request: never attached
         raise CampaignDataError(
-            f"the username '{username}' cannot be used for a new account: choose another, or invite "
-            "someone who already has an account, by their exact username"
+            _taken(names[0])
+            if not many
+            else "a username was taken by someone else meanwhile: no account was created; try again"
         ) from None
-    membership_add(campaign=campaign, user=user, roles=roles)
-    return user, password
+    return made
+
+
+def _taken(username: str) -> str:
+    return (
+        f"the username '{username}' cannot be used for a new account: choose another, or invite "
+        "someone who already has an account, by their exact username"
+    )
 
 
 def membership_remove(*, campaign: Campaign, user: User, role: str) -> None:
@@ -141,4 +226,28 @@ def member_active_set(*, campaign: Campaign, user: User, by: User, active: bool)
         locked.save(update_fields=["is_active"])
     if not active:  # its tokens are refused while it is inactive (and work again if reactivated)
         account_sessions_end(user=locked)
+        login_links_revoke(user=locked)  # for good: reactivated, it gets a new link if it needs one
     return locked
+
+
+@transaction.atomic
+def member_sessions_end(*, campaign: Campaign, user: User, by: User) -> tuple[int, int]:
+    """End every session of an account the campaign created (each browser logged in as it must log in
+    again) and revoke its unused login link; its password and API tokens stay (a reset revokes those).
+    Returns (sessions ended, links revoked)."""
+    locked = _account_owned(campaign=campaign, user=user, by=by)
+    links = login_links_revoke(user=locked)
+    return account_sessions_end(user=locked), links
+
+
+@transaction.atomic
+def member_login_link(*, campaign: Campaign, user: User, by: User) -> tuple[LoginLink, str]:
+    """A new one-time login link for an account the campaign created (its previous unused link stops
+    working); the link's secret is returned once. Never for a machine assessor or a deactivated
+    account."""
+    locked = _account_owned(campaign=campaign, user=user, by=by)
+    if hasattr(locked, "origin") and locked.origin.machine:
+        raise CampaignDataError(f"'{locked.username}' is a machine assessor: it never logs in")
+    if not locked.is_active:
+        raise CampaignDataError(f"'{locked.username}' is deactivated: reactivate it first")
+    return login_link_issue(user=locked, campaign=campaign, by=by)
