@@ -136,7 +136,7 @@ class PasswordSet(PasswordChange):
     none: one made with a login link only, whose owner logged in by it. An account with a password
     changes it with the current one (PasswordChange), so a session alone never replaces a password."""
 
-    form_class = SetPasswordForm
+    form_class = SetPasswordForm  # type: ignore[assignment]  # the same (user, data) arguments
     template_name = "registration/password_set_form.html"
     done = "Your password is set: log in with it from now on."
 

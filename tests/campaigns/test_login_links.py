@@ -193,7 +193,8 @@ def test_a_link_logs_in_once(campaign: Campaign, organizer: Any) -> None:
     assert LoginLink.objects.get(pk=link.pk).used_at == link.used_at
     with pytest.raises(LoginLinkRefused) as again:
         login_link_use(token=made.link)
-    assert again.value.state.refused == "used" and again.value.state.link.used_at == link.used_at
+    state = again.value.state
+    assert state.refused == "used" and state.link is not None and state.link.used_at == link.used_at
 
 
 def test_an_unknown_or_mangled_link_logs_nobody_in(campaign: Campaign, organizer: Any) -> None:
