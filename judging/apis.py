@@ -16,7 +16,7 @@ from campaigns.accounts.selectors import campaign_invitations_pending
 from campaigns.apis import CampaignApi, documented
 from campaigns.errors import CampaignNotFound
 from campaigns.models import Campaign
-from campaigns.services import invitation_create, invitation_withdraw, membership_remove
+from campaigns.services import invitation_withdraw, member_add, membership_remove
 from campaigns.services.members import (
     member_active_set,
     member_login_link,
@@ -181,22 +181,17 @@ class MemberInviteApi(CampaignApi):
         form = MemberInviteInput(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        if data["account"] == "existing":
-            invitation = invitation_create(
-                campaign=campaign,
-                username=data["username"],
-                roles=data["roles"],
-                by=request.user,  # type: ignore[arg-type]
-            )
-            return Response(invitation_json(invitation), status=status.HTTP_202_ACCEPTED)
-        (made,) = members_create(
+        made = member_add(
             campaign=campaign,
-            accounts=[(data["username"], data.get("email", ""))],
+            username=data["username"],
             roles=data["roles"],
             by=request.user,  # type: ignore[arg-type]
-            password=data["login"] in ("password", "both"),
-            link=data["login"] in ("link", "both"),
+            existing=data["account"] == "existing",
+            email=data.get("email", ""),
+            login=data["login"],
         )
+        if isinstance(made, Invitation):
+            return Response(invitation_json(made), status=status.HTTP_202_ACCEPTED)
         body: dict[str, Any] = {"username": made.user.username, "roles": data["roles"]}
         if made.password is not None:
             body["password"] = made.password

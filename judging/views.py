@@ -15,11 +15,12 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_http_methods, require_POST
 
+from campaigns.accounts.models import Invitation
 from campaigns.accounts.selectors import campaign_invitations_pending
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign, Membership, Topic
-from campaigns.services import invitation_create, invitation_withdraw, membership_remove
+from campaigns.services import invitation_withdraw, member_add, membership_remove
 from campaigns.services.members import (
     MAX_NEW_ACCOUNTS,
     member_active_set,
@@ -101,30 +102,23 @@ def people(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     if request.method == "POST":
         try:
             data = validated(MemberInviteInput(data=request.POST))
-            if data["account"] == "existing":
-                invitation = invitation_create(
-                    campaign=campaign,
-                    username=data["username"],
-                    roles=data["roles"],
-                    by=request.user,  # type: ignore[arg-type]
-                )
-            else:
-                (made,) = members_create(
-                    campaign=campaign,
-                    accounts=[(data["username"], data.get("email", ""))],
-                    roles=data["roles"],
-                    by=request.user,  # type: ignore[arg-type]
-                    password=data["login"] in ("password", "both"),
-                    link=data["login"] in ("link", "both"),
-                )
+            made = member_add(
+                campaign=campaign,
+                username=data["username"],
+                roles=data["roles"],
+                by=request.user,  # type: ignore[arg-type]
+                existing=data["account"] == "existing",
+                email=data.get("email", ""),
+                login=data["login"],
+            )
         except CampaignDataError as exc:
             errors = exc.problems
         else:
-            if data["account"] == "existing":
+            if isinstance(made, Invitation):
                 # the same sentence whether or not such an account exists
                 messages.success(
                     request,
-                    f"'{invitation.username}' is invited as {', '.join(invitation.roles)}: if an account of "
+                    f"'{made.username}' is invited as {', '.join(made.roles)}: if an account of "
                     "exactly that name exists, its owner sees the invitation when logged in, and takes the "
                     "roles by accepting it",
                 )

@@ -20,6 +20,7 @@ from campaigns.services.invitations import (
     invitation_create,
     invitation_decline,
     invitation_withdraw,
+    member_add,
 )
 from campaigns.services.members import member_invite, membership_add, membership_remove
 from campaigns.services.qrels import qrels_set_import
@@ -37,6 +38,7 @@ __all__ = [
     "invitation_create",
     "invitation_decline",
     "invitation_withdraw",
+    "member_add",
     "member_invite",
     "membership_add",
     "membership_remove",

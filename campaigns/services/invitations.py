@@ -15,7 +15,7 @@ from campaigns import access
 from campaigns.accounts.models import Invitation
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign
-from campaigns.services.members import membership_add, username_and_roles_checked
+from campaigns.services.members import NewAccount, members_create, membership_add, username_and_roles_checked
 
 
 def invitation_create(
@@ -51,6 +51,32 @@ def invitation_create(
         except IntegrityError:
             continue
     raise CampaignDataError(f"the invitation of '{username}' is being changed by someone else: try again")
+
+
+def member_add(
+    *,
+    campaign: Campaign,
+    username: str,
+    roles: Sequence[str],
+    by: User | None,
+    existing: bool,
+    email: str = "",
+    login: str = "password",
+) -> Invitation | NewAccount:
+    """The People form's one action, for the page and the API alike: someone who has an account
+    (``existing``) is invited; anyone else gets a new account of this campaign, logging in with a
+    generated password, a one-time login link or both (``login``: password, link, both)."""
+    if existing:
+        return invitation_create(campaign=campaign, username=username, roles=roles, by=by)
+    (made,) = members_create(
+        campaign=campaign,
+        accounts=[(username, email)],
+        roles=roles,
+        by=by,
+        password=login in ("password", "both"),
+        link=login in ("link", "both"),
+    )
+    return made
 
 
 def _pending_for(*, user: Any, invitation_id: int) -> Invitation:
