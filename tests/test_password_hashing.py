@@ -61,7 +61,10 @@ def test_an_older_hash_becomes_argon2id_at_the_next_login(real_hashers: None, ol
     assert answer.status_code == 302, answer.content[:300]
     user.refresh_from_db()
     assert user.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$"), user.password[:40]
-    assert Client().post("/accounts/login/", {"username": "early", "password": "early-bird-pass"}).status_code == 302
+    assert (
+        Client().post("/accounts/login/", {"username": "early", "password": "early-bird-pass"}).status_code
+        == 302
+    )
 
 
 @pytest.mark.parametrize("slots", [1, 2])

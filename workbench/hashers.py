@@ -86,4 +86,3 @@ class QueuedPBKDF2PasswordHasher(PBKDF2PasswordHasher):
     def harden_runtime(self, password: str, encoded: str) -> None:
         with password_check_slot():
             super().harden_runtime(password, encoded)
-

@@ -156,7 +156,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         _age = os.environ.get("WORKBENCH_CONN_MAX_AGE", "").strip() or ("60" if PRODUCTION else "0")
         if not _age.isdigit():
             raise ImproperlyConfigured(
-                f"WORKBENCH_CONN_MAX_AGE must be whole seconds (0: a new connection per request), not {_age!r}"
+                f"WORKBENCH_CONN_MAX_AGE must be whole seconds (0: a connection per request), not {_age!r}"
             )
         DATABASES["default"]["CONN_MAX_AGE"] = int(_age)
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

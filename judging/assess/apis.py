@@ -45,7 +45,9 @@ def saved_json(saved: JudgmentSaved) -> dict[str, Any]:
     mine = item_json(saved.item, judgment) | {"revision": judgment.revision, "active_ms": judgment.active_ms}
     carried = saved.document
     # what the client's next read needs (the judgment of it, if any, is in the assignment's state)
-    document = None if carried is None else {"position": carried[0].position, "docno": carried[0].docno} | carried[1]
+    document = (
+        None if carried is None else {"position": carried[0].position, "docno": carried[0].docno} | carried[1]
+    )
     return {"judgment": mine} | next_json(saved) | {"document": document}
 
 

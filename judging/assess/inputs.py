@@ -28,7 +28,9 @@ class JudgmentInput(serializers.Serializer):
     )
     active_ms = serializers.IntegerField(required=False, min_value=0, max_value=DB_INTEGER_MAX, default=0)
     # the position of a document to send back with the answer (one of the two after this one)
-    document = serializers.IntegerField(required=False, min_value=1, max_value=DB_INTEGER_MAX, allow_null=True)
+    document = serializers.IntegerField(
+        required=False, min_value=1, max_value=DB_INTEGER_MAX, allow_null=True
+    )
 
 
 class GuidelinesInput(serializers.Serializer):

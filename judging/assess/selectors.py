@@ -169,9 +169,9 @@ def assessor_assignment(*, user: AnyUser, pk: int) -> Assignment:
         .first()
     )
     superuser = bool(getattr(user, "is_superuser", False))  # every role, as campaigns.access says
-    if assignment is None or not (assignment.held_any or superuser):  # type: ignore[attr-defined]
+    if assignment is None or not (assignment.held_any or superuser):
         raise access.NotVisible(f"no assignment {pk}")
-    if not (assignment.held_assessor or superuser):  # type: ignore[attr-defined]
+    if not (assignment.held_assessor or superuser):
         raise access.AccessDenied("judging needs the assessor role in this campaign")
     return assignment
 
@@ -311,7 +311,11 @@ def judgment_target(
         start = Subquery(items.filter(docno=docno).values("position")[:1])
     rows = list(items.filter(position__gte=start).order_by("position")[: 1 + READ_AHEAD])
     item = rows[0] if rows else None
-    if item is None or (position is not None and item.position != position) or (docno and item.docno != docno):
+    if (
+        item is None
+        or (position is not None and item.position != position)
+        or (docno and item.docno != docno)
+    ):
         raise JudgingRefused("this document is not in the assignment")
     return JudgmentTarget(item, tuple(rows[1:]))
 
@@ -337,7 +341,9 @@ def document_text(*, assignment: Assignment, docno: str) -> dict[str, Any]:
 def item_document(*, assignment: Assignment, item: AssignmentItem) -> dict[str, Any]:
     """The document of an item as plain text (escaping is the renderer's job), with my judgment."""
     judgment = (
-        Judgment.objects.filter(assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno)
+        Judgment.objects.filter(
+            assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno
+        )
         .order_by()
         .first()
     )

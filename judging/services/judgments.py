@@ -9,7 +9,6 @@ there is always exactly one current judgment and every real change is one histor
 from __future__ import annotations
 
 import contextlib
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,7 +187,9 @@ def judgment_save(
     progress = assignment_progress(assignment=assignment)
     wanted = next((i for i in ahead if i.position == document), None) if document is not None else None
     carried = None if wanted is None else (wanted, document_text(assignment=assignment, docno=wanted.docno))
-    return JudgmentSaved(following=following, progress=progress, item=item, judgment=judgment, document=carried)
+    return JudgmentSaved(
+        following=following, progress=progress, item=item, judgment=judgment, document=carried
+    )
 
 
 def assignment_deal(*, assessor: User, assignment: Assignment) -> NextDocument:

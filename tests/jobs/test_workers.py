@@ -186,7 +186,6 @@ def test_work_of_a_killed_worker_fails_and_leaves_nothing_behind(
     assert survivor.proc.poll() is None
 
 
-
 def _niceness(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])  # field 19
 

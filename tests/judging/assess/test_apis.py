@@ -193,7 +193,9 @@ def _matches(statements: list[str], expected: list[tuple[str, str]]) -> list[str
         if not re.match(pattern, sql)
     ]
     if len(statements) != len(expected):
-        wrong.append(f"{len(statements)} statements, {len(expected)} expected: {[s[:60] for s in statements]}")
+        wrong.append(
+            f"{len(statements)} statements, {len(expected)} expected: {[s[:60] for s in statements]}"
+        )
     return wrong
 
 
@@ -204,7 +206,8 @@ REQUEST_READS = [
     ("the user", r'SELECT .* FROM "auth_user"'),
     (
         "the assignment with its campaign and topic, and the roles held, in one",
-        r'SELECT .*EXISTS\(SELECT .* FROM "pooling_membership" .* FROM "judging_assignment" INNER JOIN "pooling_campaign"',
+        r'SELECT .*EXISTS\(SELECT .* FROM "pooling_membership" .* '
+        r'FROM "judging_assignment" INNER JOIN "pooling_campaign"',
     ),
 ]
 
