@@ -72,6 +72,8 @@ def _jobs_in_request(settings: object, tmp_path_factory: pytest.TempPathFactory)
     # client.login() authenticates without a request, which django-axes refuses: the lockout's own
     # tests (tests/test_login_throttling.py) turn it back on
     settings.AXES_ENABLED = False  # type: ignore[attr-defined]
+    # jobs_worker run in the test process (call_command) leaves the test runner's priority alone
+    settings.WORKBENCH_WORKER_NICE = 0  # type: ignore[attr-defined]
     # the process cache (sessions, scales) must not carry one test's campaign into the next
     from django.core.cache import cache
 

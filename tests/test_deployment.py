@@ -83,6 +83,23 @@ class MailSink:
         self.server.server_close()
 
 
+def _readme_block() -> str:
+    text = README.read_text()
+    section = text[text.index("## Deploying") :]
+    return section[section.index("```sh") : section.index("```", section.index("```sh") + 5)]
+
+
+def readme_gunicorn_options() -> list[str]:
+    """The options of README "Deploying"'s gunicorn command line but ``--bind``: the deployment
+    below starts gunicorn with exactly these (workers, worker class, threads, timeout)."""
+    import shlex
+
+    line = next(ln for ln in _readme_block().splitlines() if ln.startswith("gunicorn workbench.wsgi"))
+    words = shlex.split(line.split("#")[0].replace("&", ""))[2:]
+    at = words.index("--bind")
+    return words[:at] + words[at + 2 :]
+
+
 def _postgres_url() -> str:
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
@@ -132,14 +149,19 @@ class Deployment:
 
 class Browser:
     """One person's browser behind the proxy: its cookies (secure ones included: the proxy speaks
-    HTTPS to it), a fresh connection per request (gunicorn's sync workers close each one), and the
-    headers the proxy adds."""
+    HTTPS to it), a fresh connection per request (as a proxy spreads them, so that every worker
+    takes some; gunicorn's threaded workers would keep one alive), and the headers the proxy adds."""
 
     def __init__(self, deployment: Deployment) -> None:
         self.deployment = deployment
         self.cookies: dict[str, str] = {}
         self.frozen = False  # replaying a cookie: what the server answers does not change it
-        self.http = httpx.Client(base_url=deployment.base, follow_redirects=False, timeout=60)
+        self.http = httpx.Client(
+            base_url=deployment.base,
+            follow_redirects=False,
+            timeout=60,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
 
     def close(self) -> None:
         self.http.close()
@@ -254,7 +276,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             web = subprocess.Popen(
                 [
                     sys.executable, "-m", "gunicorn", "workbench.wsgi", "--bind", host,
-                    "--workers", str(WORKERS), "--timeout", "300",
+                    *readme_gunicorn_options(),
                     "--access-logfile", str(deployment.access_log),
                     "--access-logformat", "%(p)s %(m)s %(U)s %(s)s",
                 ],
@@ -321,14 +343,18 @@ def test_check_deploy_is_clean_with_the_readme_settings(deployment: Deployment) 
 
 def test_the_readme_lists_what_the_test_sets(deployment: Deployment) -> None:
     """The variables the README's deployment block exports are the ones this module starts with."""
-    text = README.read_text()
-    section = text[text.index("## Deploying") :]
-    block = section[section.index("```sh") : section.index("```", section.index("```sh") + 5)]
+    block = _readme_block()
     exported = set(re.findall(r"^export (\w+)=", block, re.M))
     assert exported, "README 'Deploying' exports no variable"
     unset = sorted(exported - set(deployment.env))
     assert not unset, f"README exports {unset}, which this test does not set"
     assert f"--workers {WORKERS}" in block and "jobs_worker" in block
+    # the gunicorn started here is README's: threads beside each worker, so that a login being
+    # hashed does not hold up the saves that process serves
+    options = readme_gunicorn_options()
+    assert options[options.index("--workers") + 1] == str(WORKERS)
+    assert options[options.index("--worker-class") + 1] == "gthread"
+    assert int(options[options.index("--threads") + 1]) > 1
 
 
 def test_logout_ends_the_session_on_every_worker(deployment: Deployment, browser: Browser) -> None:

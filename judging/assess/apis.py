@@ -2,8 +2,9 @@
 
 One view per operation, each one selector or service, the same the page calls. Someone else's
 assignment is 404 (judging is personal), a refused judgment 400 with ``{"errors": [...]}``. The
-save answers with what the page needs to move on (the judgment, the next document, the progress)
-in a few queries, so save-and-next stays fast with many assessors at once.
+save answers with what the page needs to move on (the judgment, the next document, the progress,
+and the text of the document the client reads ahead, when it asks) in a few queries, so that
+save-and-next is one request and stays fast with many assessors at once.
 """
 
 from __future__ import annotations
@@ -42,7 +43,12 @@ def next_json(answer: NextDocument) -> dict[str, Any]:
 def saved_json(saved: JudgmentSaved) -> dict[str, Any]:
     judgment = saved.judgment
     mine = item_json(saved.item, judgment) | {"revision": judgment.revision, "active_ms": judgment.active_ms}
-    return {"judgment": mine} | next_json(saved)
+    carried = saved.document
+    # what the client's next read needs (the judgment of it, if any, is in the assignment's state)
+    document = (
+        None if carried is None else {"position": carried[0].position, "docno": carried[0].docno} | carried[1]
+    )
+    return {"judgment": mine} | next_json(saved) | {"document": document}
 
 
 class AssessApi(CampaignApi):

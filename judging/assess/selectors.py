@@ -6,6 +6,7 @@ document for its own sake, and what the systems or colleagues thought would bias
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections import Counter
@@ -17,7 +18,7 @@ from django.db.models.functions import Coalesce
 
 from campaigns import access
 from campaigns.access import AnyUser, Role
-from campaigns.models import Document
+from campaigns.models import Document, Membership
 from judging.errors import JudgingRefused
 from judging.models import Assignment, AssignmentItem, Grade, Judgment
 from judging.selectors import campaign_grades, grades_json
@@ -37,6 +38,10 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _stemmers = threading.local()
 
 
+# Kept per process: stemming every distinct word of a document took 13 ms of a 2,000-word
+# document's fetch; a campaign's vocabulary repeats from document to document (the lookups are
+# thread-safe, each thread stemming with its own stemmer on a miss)
+@functools.lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     """The English Snowball (Porter 2) stem: 'battery' and 'batteries' are both 'batteri'."""
     stemmer = getattr(_stemmers, "english", None)
@@ -150,18 +155,23 @@ def assessor_assignment(*, user: AnyUser, pk: int) -> Assignment:
 
     Judging is personal: an organizer follows progress on the organizer pages, not in here.
     AccessDenied (403) when it is theirs but they no longer hold the assessor role.
+
+    One query: the assignment with its campaign and topic, and whether the user holds a role (and
+    the assessor role) in the campaign, which every request of the judging page checks.
     """
+    if not user.is_authenticated:
+        raise access.NotVisible(f"no assignment {pk}")
+    held = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user.pk)
     assignment = (
-        Assignment.objects.select_related("campaign", "topic").filter(pk=pk, assessor_id=user.pk).first()
-        if user.is_authenticated
-        else None
+        Assignment.objects.select_related("campaign", "topic")
+        .annotate(held_any=Exists(held), held_assessor=Exists(held.filter(role=Role.ASSESSOR)))
+        .filter(pk=pk, assessor_id=user.pk)
+        .first()
     )
-    if assignment is None:
+    superuser = bool(getattr(user, "is_superuser", False))  # every role, as campaigns.access says
+    if assignment is None or not (assignment.held_any or superuser):
         raise access.NotVisible(f"no assignment {pk}")
-    held = access.roles(user, assignment.campaign)
-    if not held:
-        raise access.NotVisible(f"no assignment {pk}")
-    if Role.ASSESSOR not in held:
+    if not (assignment.held_assessor or superuser):
         raise access.AccessDenied("judging needs the assessor role in this campaign")
     return assignment
 
@@ -269,41 +279,75 @@ def assignment_item(*, assignment: Assignment, position: int) -> AssignmentItem:
     return item
 
 
+# how far past the judged item a save reads: the following item, and the one after it that the
+# judging page reads ahead (a save may carry that one's document, see judgment_save)
+READ_AHEAD = 2
+
+
+@dataclass(frozen=True)
+class JudgmentTarget:
+    """The item a judgment is about, and the items after it in the assignment's order (at most
+    ``READ_AHEAD``; none after the last)."""
+
+    item: AssignmentItem
+    ahead: tuple[AssignmentItem, ...]
+
+    @property
+    def following(self) -> AssignmentItem | None:
+        return self.ahead[0] if self.ahead else None
+
+
 def judgment_target(
     *, assignment: Assignment, position: int | None = None, docno: str | None = None
-) -> AssignmentItem:
-    """The item a judgment is about, by position, docno or both; refused (never a 'not found' that
-    tells more) when it is not in the assignment."""
+) -> JudgmentTarget:
+    """The item a judgment is about, by position, docno or both, with the items that follow it
+    (one query: the items from the target on); refused (never a 'not found' that tells more) when
+    it is not in the assignment."""
     if position is None and not docno:
         raise JudgingRefused("say which document: its position or its docno")
     items = AssignmentItem.objects.filter(assignment=assignment)
-    if position is not None:
-        items = items.filter(position=position)
-    if docno:
-        items = items.filter(docno=docno)
-    item = items.first()
-    if item is None:
+    start: Any = position
+    if position is None:
+        start = Subquery(items.filter(docno=docno).values("position")[:1])
+    rows = list(items.filter(position__gte=start).order_by("position")[: 1 + READ_AHEAD])
+    item = rows[0] if rows else None
+    if (
+        item is None
+        or (position is not None and item.position != position)
+        or (docno and item.docno != docno)
+    ):
         raise JudgingRefused("this document is not in the assignment")
-    return item
+    return JudgmentTarget(item, tuple(rows[1:]))
 
 
-def item_document(*, assignment: Assignment, item: AssignmentItem) -> dict[str, Any]:
-    """The document of an item as plain text (escaping is the renderer's job), with my judgment."""
+def document_text(*, assignment: Assignment, docno: str) -> dict[str, Any]:
+    """The document's title and text as plain text (escaping is the renderer's job), whether it is
+    stored, and the words to mark: one query."""
     document = (
-        Document.objects.filter(campaign_id=assignment.campaign_id, docno=item.docno)
+        Document.objects.filter(campaign_id=assignment.campaign_id, docno=docno)
         .only("title", "text")
+        .order_by()
         .first()
     )
-    judgment = Judgment.objects.filter(
-        assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno
-    ).first()
     title, text = (document.title, document.text) if document else ("", "")
-    return item_json(item, judgment) | {
+    return {
         "title": title,
         "text": text,
         "stored": document is not None,
         "marks": marked_words(f"{title}\n{text}", topic_terms(assignment.topic.title)),
     }
+
+
+def item_document(*, assignment: Assignment, item: AssignmentItem) -> dict[str, Any]:
+    """The document of an item as plain text (escaping is the renderer's job), with my judgment."""
+    judgment = (
+        Judgment.objects.filter(
+            assessor_id=assignment.assessor_id, topic_id=assignment.topic_id, docno=item.docno
+        )
+        .order_by()
+        .first()
+    )
+    return item_json(item, judgment) | document_text(assignment=assignment, docno=item.docno)
 
 
 # ------------------------------------------------------------------------------------- the page

@@ -8,13 +8,20 @@ there is always exactly one current judgment and every real change is one histor
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from judging.assess.selectors import AssessorProgress, assignment_progress, judgment_target
+from judging.assess.selectors import (
+    AssessorProgress,
+    assignment_progress,
+    document_text,
+    judgment_target,
+)
 from judging.errors import JudgingRefused
 from judging.models import Assignment, AssignmentItem, Judgment, JudgmentEvent
 from judging.services.assignments import assignment_next_item
@@ -124,13 +131,14 @@ class NextDocument:
 
 @dataclass(frozen=True)
 class JudgmentSaved(NextDocument):
-    """What the assessor's page and API answer a save with: the judgment, what to judge next, progress."""
+    """What the assessor's page and API answer a save with: the judgment, what to judge next,
+    progress, and the document asked for with the save (``document_text`` with its item), if any."""
 
     item: AssignmentItem
     judgment: Judgment
+    document: tuple[AssignmentItem, dict[str, Any]] | None = None
 
 
-@transaction.atomic
 def judgment_save(
     *,
     assessor: User,
@@ -141,31 +149,47 @@ def judgment_save(
     cant_judge: bool = False,
     comment: str = "",
     active_ms: int = 0,
+    document: int | None = None,
 ) -> JudgmentSaved:
     """The assessor's save-and-next, the one operation behind the judging page's form, its script
     and the API: find the item (by ``position``, ``docno`` or both), record the judgment, and for a
     queue assignment deal the queue's next document, so that no read ever has to ask the queue.
 
+    ``document``, the position of one of the two items after this one (or of a queue's next
+    document), asks for that document's text with the answer: the judging page reads one document
+    ahead this way and a client that reads none asks for the following one, so that the assessor's
+    next read needs no request of its own. Any other position is ignored (fetch it on its own).
+
+    Only the writes (and a queue's dealing) run in a transaction: the reads before and after it
+    hold no lock, which on SQLite is the one write lock every save of every assessor waits for.
+
     A grade sent with "can't judge" is refused (:func:`judging.services.scale.grade_check`), on
     every edge alike: the database keeps either a grade or "can't judge", never both.
     """
-    item = judgment_target(assignment=assignment, position=position, docno=docno)
-    judgment = judgment_record(
-        assessor=assessor,
-        assignment=assignment,
-        docno=item.docno,
-        grade=grade,
-        cant_judge=cant_judge,
-        comment=comment,
-        active_ms=active_ms,
-        item=item,
-    )
-    if assignment.order == Assignment.Order.QUEUE:
-        following = assignment_next_item(assignment=assignment)
-    else:
-        following = assignment.items.filter(position__gt=item.position).order_by("position").first()
+    target = judgment_target(assignment=assignment, position=position, docno=docno)
+    item, following, ahead = target.item, target.following, list(target.ahead)
+    queue = assignment.order == Assignment.Order.QUEUE
+    # a queue's dealing belongs with the save; otherwise judgment_record is the one transaction
+    with transaction.atomic() if queue else contextlib.nullcontext():
+        judgment = judgment_record(
+            assessor=assessor,
+            assignment=assignment,
+            docno=item.docno,
+            grade=grade,
+            cant_judge=cant_judge,
+            comment=comment,
+            active_ms=active_ms,
+            item=item,
+        )
+        if queue:
+            following = assignment_next_item(assignment=assignment)
+            ahead = [following] if following is not None else []
     progress = assignment_progress(assignment=assignment)
-    return JudgmentSaved(following=following, progress=progress, item=item, judgment=judgment)
+    wanted = next((i for i in ahead if i.position == document), None) if document is not None else None
+    carried = None if wanted is None else (wanted, document_text(assignment=assignment, docno=wanted.docno))
+    return JudgmentSaved(
+        following=following, progress=progress, item=item, judgment=judgment, document=carried
+    )
 
 
 def assignment_deal(*, assessor: User, assignment: Assignment) -> NextDocument:

@@ -201,3 +201,33 @@ def test_a_save_lost_to_the_network_is_kept_retried_and_survives_a_reload(page: 
     judgment = Judgment.objects.get(assessor=user)
     assert (judgment.docno, judgment.grade, judgment.revision) == (first, 2, 1)
     assert page.evaluate("Object.keys(localStorage)") == []
+
+
+def test_a_run_of_judgments_is_one_request_each_the_next_text_coming_with_the_save(
+    page: Page, log_in: LogIn
+) -> None:
+    """After the page's first read-ahead, each save brings the document after the next one: the
+    assessor never waits for a document, and the server answers one request per judgment."""
+    user, assignment = _assignment("lee")
+    docnos = list(assignment.items.order_by("position").values_list("docno", flat=True))
+    for n, docno in enumerate(docnos[:8]):
+        set_text(assignment.campaign, docno, f"text of document {n + 1}", title=f"Title {n + 1}")
+    log_in(page, "lee", PASSWORD)
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(f"{r.method} {r.url}") if "/api/judging/" in r.url else None)
+    page.goto(f"/judging/assignments/{assignment.pk}/")
+    _on(page, docnos[0])
+    expect(page.locator("#doc-text")).to_have_text("text of document 1")
+    for n in range(6):
+        _on(page, docnos[n])
+        expect(page.locator("#doc-text")).to_have_text(f"text of document {n + 1}")
+        page.keyboard.press("1")
+        _wait_saved(page)
+    _on(page, docnos[6])
+    expect(page.locator("#doc-text")).to_have_text("text of document 7")
+    fetches = [r for r in requests if "/items/" in r]
+    saves = [r for r in requests if r.startswith("POST") and r.endswith("/judgments/")]
+    # the open reads one document ahead; every later document came with a save
+    assert [f.rsplit("/items/", 1)[1] for f in fetches] == ["2/"], requests
+    assert len(saves) == 6 and len(requests) == 7, requests
+    assert Judgment.objects.filter(assessor=user).count() == 6

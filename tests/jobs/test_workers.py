@@ -184,3 +184,22 @@ def test_work_of_a_killed_worker_fails_and_leaves_nothing_behind(
     assert not PoolDocument.objects.exists()
     assert DBTaskResult.objects.get(pk=building.task_id).status == TaskResultStatus.FAILED
     assert survivor.proc.poll() is None
+
+
+def _niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])  # field 19
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the niceness from /proc")
+def test_a_worker_runs_at_a_lower_cpu_priority_than_the_web(worker_process: StartWorker) -> None:
+    """``jobs_worker`` lowers its own CPU priority (niceness WORKBENCH_WORKER_NICE, 10 by default):
+    background work takes the CPU the web processes leave."""
+    import os
+
+    ours = os.nice(0)
+    default = worker_process({"WORKBENCH_WORKER_NICE": ""})
+    chosen = worker_process({"WORKBENCH_WORKER_NICE": "15"})
+    for worker in (default, chosen):
+        worker.wait_started()
+    assert _niceness(default.pid) == min(19, max(ours, 10))
+    assert _niceness(chosen.pid) == min(19, max(ours, 15))

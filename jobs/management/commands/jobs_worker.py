@@ -3,23 +3,33 @@
 It runs the tasks as ``db_worker`` does (same options), and before it starts, then every few seconds
 on a thread of its own, fails the jobs whose worker stopped (:func:`jobs.services.jobs_interrupted_fail`).
 When it starts it also removes what stopped processes left of uploads
-(:func:`jobs.services.uploads_stale_remove`).
+(:func:`jobs.services.uploads_stale_remove`), and lowers its own CPU priority (niceness ``--nice``,
+default ``WORKBENCH_WORKER_NICE``, 10): on a machine that also serves the judging pages, an evaluation,
+import or machine judge then takes only the CPU the web processes leave, and saves keep their pace.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from argparse import ArgumentParser
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
 from jobs.services import WORKER, jobs_interrupted_fail, uploads_stale_remove
 
 log = logging.getLogger(__name__)
+
+
+def lower_priority(niceness: int) -> int:
+    """Run this process at ``niceness`` at least (never raising its priority: starting twice in one
+    process does not add up); its niceness now."""
+    return os.nice(max(0, niceness - os.nice(0)))
 
 
 def _check(every: float, stop: threading.Event) -> None:
@@ -47,11 +57,21 @@ class Command(DbWorkerCommand):
             default=5.0,
             help="seconds between looks for jobs whose worker stopped (default: %(default)s)",
         )
+        parser.add_argument(
+            "--nice",
+            type=int,
+            default=None,
+            help="the worker's niceness (0-19), a lower CPU priority than the web processes' so that "
+            "requests come first (default: WORKBENCH_WORKER_NICE, 10; 0 leaves it)",
+        )
         # reloading on a code change would kill the job running at that moment
         parser.set_defaults(reload=False, worker_id=WORKER)
 
     def handle(self, *args: Any, **options: Any) -> None:
         every = options.pop("check_every")
+        step = options.pop("nice")
+        niceness = lower_priority(settings.WORKBENCH_WORKER_NICE if step is None else min(19, max(0, step)))
+        log.info("jobs worker at niceness %d", niceness)
         failed = jobs_interrupted_fail()
         if failed:
             log.warning("%d interrupted job(s) marked failed", failed)

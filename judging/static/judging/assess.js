@@ -92,12 +92,14 @@
     return items.find((i) => i.docno === docno);
   }
 
-  function save(it) {
+  function save(it, ahead) {
     refusal = "";
-    pending.push({
+    const s = {
       position: it.position, docno: it.docno, grade: it.cant_judge ? null : it.grade,
       cant_judge: it.cant_judge, comment: it.comment, active_ms: takeActive(it.position),
-    });
+    };
+    if (ahead) s.document = ahead; // the save's answer brings this document's text along
+    pending.push(s);
     it.unsaved = true;
     persist();
     pump();
@@ -149,6 +151,7 @@
     } else {
       pending.shift();
       failures = 0;
+      if (s.document) delivered(s.document, result.body ? result.body.document : null);
       if (result.body) saved(s, result.body); else refused(s, result.refused);
       if (leaving && !pending.length) location.assign(el.nextAssignment.href);
     }
@@ -269,6 +272,37 @@
   });
 
   // ---------------------------------------------------------------------------- documents
+  // Reading ahead rides on the saves: a judgment's save asks for the first of the next two
+  // documents the page has not got, so that in a run of judgments each one is a single request and
+  // the next document is already on hand when its key is pressed. A save that does not bring it
+  // (refused, or an answer without it) leaves it to an ordinary fetch.
+  const carried = new Map(); // position -> {resolve, reject} of the save bringing it
+  function carry(position) {
+    let settle = null;
+    const promise = new Promise((resolve, reject) => { settle = { resolve: resolve, reject: reject }; })
+      .finally(() => loading.delete(position));
+    promise.catch(() => {});
+    carried.set(position, settle);
+    loading.set(position, promise);
+  }
+  function delivered(position, d) {
+    if (d && d.position === position) {
+      docs.set(position, { title: d.title, text: d.text, stored: d.stored, marks: d.marks || [] });
+    }
+    const settle = carried.get(position);
+    if (!settle) return;
+    carried.delete(position);
+    if (docs.has(position)) settle.resolve(docs.get(position)); else settle.reject(new Error("not carried"));
+  }
+  function readAhead() {
+    for (const i of [cur + 1, cur + 2]) {
+      if (i >= items.length) break;
+      const p = items[i].position;
+      if (!docs.has(p) && !loading.has(p)) { carry(p); return p; }
+    }
+    return null;
+  }
+
   function load(position, attempt) {
     if (docs.has(position)) return Promise.resolve(docs.get(position));
     if (!loading.has(position)) {
@@ -286,7 +320,7 @@
     });
   }
   function prefetch() {
-    for (const i of [cur + 1, cur + 2, cur - 1]) {
+    for (const i of [cur + 1, cur - 1]) { // one ahead: the saves bring the one after (readAhead)
       if (i >= 0 && i < items.length) load(items[i].position).catch(() => {});
     }
   }
@@ -443,7 +477,7 @@
   function judgeNow(grade, cant) {
     const it = items[cur];
     Object.assign(it, { grade: cant ? null : grade, cant_judge: cant, judged: true, comment: el.comment.value.trim() });
-    save(it);
+    save(it, readAhead());
     go(cur + 1);
   }
 

@@ -179,20 +179,101 @@ def test_the_service_refuses_a_judgment_on_someone_elses_assignment(
         judgment_record(assessor=co_assessor, assignment=mine, docno=first_docno(mine), grade=1)
 
 
-def test_save_and_next_takes_a_few_queries(mine: Assignment, assessor: Any) -> None:
+def _statements(queries: CaptureQueriesContext) -> list[str]:
+    return [" ".join(q["sql"].split()) for q in queries.captured_queries]
+
+
+def _matches(statements: list[str], expected: list[tuple[str, str]]) -> list[str]:
+    """Each statement against the expected one's pattern, in order: the mismatches, named."""
+    import re
+
+    wrong = [
+        f"#{n} should be {purpose} ({pattern}), got {sql[:120]}"
+        for n, (sql, (purpose, pattern)) in enumerate(zip(statements, expected, strict=False), 1)
+        if not re.match(pattern, sql)
+    ]
+    if len(statements) != len(expected):
+        wrong.append(
+            f"{len(statements)} statements, {len(expected)} expected: {[s[:60] for s in statements]}"
+        )
+    return wrong
+
+
+# What every request of the judging page's API reads before it does its own work (the session from
+# the store every process shares, the database here; with WORKBENCH_CACHE_URL Redis answers it).
+REQUEST_READS = [
+    ("the session, read and never written", r'SELECT .* FROM "django_session"'),
+    ("the user", r'SELECT .* FROM "auth_user"'),
+    (
+        "the assignment with its campaign and topic, and the roles held, in one",
+        r'SELECT .*EXISTS\(SELECT .* FROM "pooling_membership" .* '
+        r'FROM "judging_assignment" INNER JOIN "pooling_campaign"',
+    ),
+]
+
+
+def test_save_and_next_is_one_request_of_thirteen_statements(mine: Assignment, assessor: Any) -> None:
     client = api(assessor)
     judge(client, mine, position=1, grade=1)  # the scale and the session are warm
     with CaptureQueriesContext(connection) as queries:
-        response = judge(client, mine, position=2, grade=2, active_ms=3000)
+        response = judge(client, mine, position=2, grade=2, active_ms=3000, document=3)
     assert response.status_code == 200
-    # the session, read from the store every process shares (the database; Redis in front of it
-    # answers instead when WORKBENCH_CACHE_URL is set): one SELECT, never a write
-    session = [q["sql"] for q in queries if '"django_session"' in q["sql"]]
-    assert len(session) == 1 and session[0].lstrip().startswith("SELECT")
-    # user, assignment, role; in the save's transaction: item, lock, insert, event, the following
-    # item, progress: 9 statements and 4 savepoints (BEGIN and COMMIT outside tests), 13 today
-    rest = [q["sql"][:90] for q in queries if '"django_session"' not in q["sql"]]
-    assert len(rest) <= 15, rest
+    body = response.json()
+    assert body["next"]["position"] == 3 and body["document"]["position"] == 3  # the next read, carried
+    expected = [
+        *REQUEST_READS,
+        ("the judged item and the two after it", r'SELECT .* FROM "judging_assignmentitem" .* LIMIT 3'),
+        # judgment_record's transaction (BEGIN; a savepoint inside the test's own transaction)
+        ("the transaction", r"SAVEPOINT"),
+        # FOR UPDATE on PostgreSQL; SQLite's IMMEDIATE transaction holds the write lock already
+        ("the current judgment, locked", r'SELECT .* FROM "judging_judgment" .*LIMIT 1( FOR UPDATE OF .*)?$'),
+        ("a savepoint: a lost race for the new row becomes an update", r"SAVEPOINT"),
+        ("the new judgment", r'INSERT INTO "judging_judgment"'),
+        ("", r"RELEASE SAVEPOINT"),
+        ("its history event", r'INSERT INTO "judging_judgmentevent"'),
+        ("the commit", r"RELEASE SAVEPOINT"),
+        ("progress, after the commit", r'SELECT COUNT\(.*FROM "judging_assignmentitem"'),
+        ("the next document's text", r'SELECT .* FROM "pooling_document"'),
+    ]
+    assert not _matches(_statements(queries), expected)
+
+
+def test_a_document_fetch_takes_six_statements(mine: Assignment, assessor: Any) -> None:
+    client = api(assessor)
+    client.get(reverse("judging_api:assess_document", args=[mine.pk, 1]))  # the session is warm
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("judging_api:assess_document", args=[mine.pk, 2]))
+    assert response.status_code == 200
+    expected = [
+        *REQUEST_READS,
+        ("the item", r'SELECT .* FROM "judging_assignmentitem"'),
+        ("my judgment of it", r'SELECT .* FROM "judging_judgment"'),
+        ("its text", r'SELECT .* FROM "pooling_document"'),
+    ]
+    assert not _matches(_statements(queries), expected)
+
+
+def test_a_save_carries_the_document_asked_for_when_it_is_one_of_the_two_ahead(
+    mine: Assignment, assessor: Any
+) -> None:
+    client = api(assessor)
+    docnos = dict(mine.items.values_list("position", "docno"))
+    set_text(mine.campaign, docnos[3], "pooling bias in the third document", title="Third")
+    body = judge(client, mine, position=1, grade=1, document=3).json()
+    assert body["next"] == {"position": 2, "docno": docnos[2]}
+    assert body["document"] == {
+        "position": 3,
+        "docno": docnos[3],
+        "title": "Third",
+        "text": "pooling bias in the third document",
+        "stored": True,
+        "marks": ["pooling", "bias"],
+    }
+    assert judge(client, mine, position=1, grade=1, document=2).json()["document"]["position"] == 2
+    # further ahead, behind, or not asked: none carried (the client fetches it on its own)
+    assert judge(client, mine, position=1, grade=1, document=4).json()["document"] is None
+    assert judge(client, mine, position=2, grade=1, document=1).json()["document"] is None
+    assert judge(client, mine, position=2, grade=1).json()["document"] is None
 
 
 # ------------------------------------------------------------------------------ reading
