@@ -85,7 +85,8 @@ class MemberInviteInput(FormInput):
 
 class NewAccountInput(serializers.Serializer):
     username = serializers.CharField(max_length=150)
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+    # absent means none; a default "" would be no valid e-mail in the OpenAPI schema
+    email = serializers.EmailField(required=False, allow_blank=True)
 
 
 class MembersCreateInput(FormInput):
