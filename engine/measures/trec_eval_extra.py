@@ -536,6 +536,15 @@ def _rbp_p(param: Param) -> float:
     return _pairs(param, "rbp").get("p", RBP_P) if param else RBP_P
 
 
+def _powers_of(p: float, longest: int) -> np.ndarray:
+    """p^k for k = 0..longest as trec_eval computes them (``m_rbp.c``): 1.0 multiplied by p k times.
+
+    ``np.power`` differs from repeated multiplication in the last bit, enough to move a mean that
+    falls on a rounding boundary to the other side of it (``cumprod`` multiplies left to right).
+    """
+    return np.cumprod(np.concatenate(([1.0], np.full(longest, p))))
+
+
 def _rbp(ctx: Context, param: Param) -> np.ndarray:
     """rbp: (1 − p) Σ_i gain_i · p^(i−1), p = 0.9 (Moffat & Zobel 2008, trec_eval ``m_rbp.c``).
 
@@ -562,7 +571,8 @@ def _rbp(ctx: Context, param: Param) -> np.ndarray:
     gd = (g - np.repeat(shift, ctx.lengths)) / np.repeat(span, ctx.lengths)
     # a doc with no gain level (unjudged, unpooled) gets get_gain's 0 before and after rescaling
     gd = np.where(ctx.rel >= 0, gd, 0.0)
-    weights = np.power(p, (ctx.rank - 1).astype(np.float64))
+    weights = _powers_of(p, int(ctx.lengths.max(initial=0)))[ctx.rank - 1]
+    # seg_sum adds in rank order, as trec_eval's loop does
     return (1.0 - p) * ctx.seg_sum(np.where(gd != 0, gd * weights, 0.0))
 
 
@@ -575,8 +585,8 @@ def _rbp_resid(ctx: Context, param: Param) -> np.ndarray:
     """
     p = _rbp_p(param)
     unj = ctx.rel < 0
-    weights = np.power(p, (ctx.rank - 1).astype(np.float64))
-    resid = np.power(p, ctx.lengths.astype(np.float64)) + (1.0 - p) * ctx.seg_sum(np.where(unj, weights, 0.0))
+    powers = _powers_of(p, int(ctx.lengths.max(initial=0)))
+    resid = powers[ctx.lengths] + (1.0 - p) * ctx.seg_sum(np.where(unj, powers[ctx.rank - 1], 0.0))
     return np.where(ctx.seg_count(unj) > 0, resid, 0.0)
 
 

@@ -275,6 +275,69 @@ def test_rbp_resid_is_zero_when_every_retrieved_doc_is_judged() -> None:
     assert v["rbp_resid"] == pytest.approx(0.9**2 + (1 - 0.9) * 1)
 
 
+def _trec_eval_rbp(p: float, gains: list[float]) -> float:
+    """m_rbp.c's arithmetic: p^i by repeated multiplication, the gains summed in rank order."""
+    total, cur_p = 0.0, 1.0
+    for gain in gains:
+        if gain != 0:
+            total += gain * cur_p
+        cur_p = cur_p * p
+    return (1.0 - p) * total
+
+
+def _trec_eval_rbp_resid(p: float, unjudged: list[bool]) -> float:
+    """m_rbp_resid.c's arithmetic: p^num_ret by repeated multiplication plus (1 - p) Σ unjudged p^i."""
+    total, cur_p = 0.0, 1.0
+    for unj in unjudged:
+        if unj:
+            total += cur_p
+        cur_p = cur_p * p
+    return cur_p + (1 - p) * total if any(unjudged) else 0.0
+
+
+def test_rbp_resid_mean_on_a_rounding_boundary_prints_as_trec_eval() -> None:
+    # (0.9^4 + 0.1) / 2 = 0.37805 exactly in decimal; 0.9·0.9·0.9·0.9 (trec_eval) lands just above the
+    # boundary and prints 0.3781, np.power(0.9, 4) just below and printed 0.3780
+    qrels = {"a": {"d1": 1, "d2": 1, "d3": 1}, "b": {"x": 0}}
+    result = evaluate_run(
+        Judgments(qrels_from_dict(qrels)),
+        _run({"a": ["unjudged", "d1", "d2", "d3"], "b": ["x"]}),
+        parse_measures(["rbp_resid"]),
+        EvalOptions(),
+    )
+    assert result.per_topic["rbp_resid"].tolist() == [
+        _trec_eval_rbp_resid(0.9, [True, False, False, False]),
+        0.0,
+    ]
+    assert f"{result.summary['rbp_resid']:.4f}" == "0.3781"
+
+
+@pytest.mark.parametrize("p", [0.9, 0.95, 0.8, 0.37])
+def test_rbp_and_rbp_resid_are_bit_identical_to_trec_eval_arithmetic(p: float) -> None:
+    rng = np.random.default_rng(int(p * 100))
+    qrels: dict[str, dict[str, int]] = {}
+    ranked: dict[str, list[str]] = {}
+    for t in range(40):
+        length = int(rng.integers(1, 60))
+        grades = rng.integers(-1, 3, size=length)  # -1: unjudged
+        topic = f"t{t:02d}"
+        qrels[topic] = {f"d{i}": int(g) for i, g in enumerate(grades) if g >= 0} | {"anchor": 2}
+        ranked[topic] = [f"d{i}" for i in range(length)]
+    result = evaluate_run(
+        Judgments(qrels_from_dict(qrels)),
+        _run(ranked),
+        parse_measures([f"rbp.p={p}", f"rbp_resid.p={p}"]),
+        EvalOptions(),
+    )
+    for i, topic in enumerate(result.topics):
+        levels = [qrels[topic].get(doc, -1) for doc in ranked[topic]]
+        gains = [g / 2 if g > 0 else 0.0 for g in levels]  # grades 0-2 rescaled by the top grade 2
+        assert result.per_topic[f"rbp_p={p}"][i] == _trec_eval_rbp(p, gains), topic
+        assert result.per_topic[f"rbp_resid_p={p}"][i] == _trec_eval_rbp_resid(p, [g < 0 for g in levels]), (
+            topic
+        )
+
+
 def test_set_f_parameter_weights_recall_like_beta_squared() -> None:
     qrels = {"t": {f"r{i}": 1 for i in range(8)} | {"n1": 0, "n2": 0}}
     ranked = {"t": ["r0", "r1", "n1", "n2"]}  # P = 2/4, R = 2/8
