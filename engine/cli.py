@@ -9,7 +9,7 @@ from argparse import SUPPRESS, Action, ArgumentParser
 from collections.abc import Iterator
 from typing import Any
 
-from engine.evaluate import Judgments, RunResult, evaluate_files
+from engine.evaluate import Judgments, RunResult, evaluate_files, no_common_topic
 from engine.measures.base import EvalOptions, Measure
 from engine.names import MeasureError, parse_measures, parse_trec_eval_measures
 from engine.output import Writer, comparison_csv, comparison_dict, comparison_json, comparison_text_lines
@@ -241,6 +241,9 @@ def run_evaluate(opts: dict[str, Any], stdout: TextOut, stderr: TextOut) -> None
     with Progress(len(runs), "evaluating", stream=stderr, enabled=enabled) as progress:
         try:
             for result in results:
+                refused = no_common_topic(result)
+                if refused:
+                    raise UsageError(refused)
                 if result.missing_topics:
                     _warn_missing(stderr, result.run, result.missing_topics, options.complete)
                 writer.write(result)

@@ -17,7 +17,8 @@ class EffectSize:
     """How large a paired difference is, with its uncertainty, beside whether it is significant.
 
     ``mean``: mean(d) with a t-based CI; ``d_z``: Cohen's d for paired data, mean(d)/sd(d), with
-    the exact CI from the noncentral t distribution; ``superiority``: the probability of
+    the exact CI from the noncentral t distribution (NaN, both, when sd(d) <= 1e-12 or the
+    noncentral t cannot be inverted that far out); ``superiority``: the probability of
     superiority (wins + ties/2)/n with a Wilson score CI; ``wins``/``ties``/``losses``: topics
     where a beats, equals, loses to b (equal after rounding the differences to 12 decimals).
     """
@@ -35,6 +36,7 @@ class EffectSize:
 
 
 NAN2 = (float("nan"), float("nan"))
+NO_SPREAD = 1e-12  # sd(d) at or below this is no spread: the differences are rounded to 12 decimals
 
 
 def mean_ci(d: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -55,10 +57,18 @@ def d_z_ci(d_z: float, n: int, confidence: float) -> tuple[float, float]:
     With t = d_z·√n on n − 1 df, the bounds are λ/√n for the noncentralities λ_L, λ_U with
     P(T_{n−1, λ_L} <= t) = (1 + c)/2 and P(T_{n−1, λ_U} <= t) = (1 − c)/2.
     """
-    from scipy import optimize, stats
-
     if n < 2 or not math.isfinite(d_z):
         return NAN2
+    try:
+        lower, upper = _d_z_bounds(d_z, n, confidence)
+    except (ValueError, ArithmeticError):  # scipy's nct cdf is NaN far out (|t| beyond about 1e5)
+        return NAN2
+    return (lower, upper) if math.isfinite(lower) and math.isfinite(upper) else NAN2
+
+
+def _d_z_bounds(d_z: float, n: int, confidence: float) -> tuple[float, float]:
+    from scipy import optimize, stats
+
     t, df = d_z * math.sqrt(n), n - 1
 
     def solve(target: float) -> float:
@@ -67,10 +77,14 @@ def d_z_ci(d_z: float, n: int, confidence: float) -> tuple[float, float]:
 
         # the cdf falls as λ grows: widen the bracket around t until it straddles the target
         lo, hi, step = t - 1.0, t + 1.0, 1.0
-        while gap(lo) < 0:
+        for _ in range(200):
+            if not gap(lo) < 0:
+                break
             step *= 2
             lo = t - step
-        while gap(hi) > 0:
+        for _ in range(200):
+            if not gap(hi) > 0:
+                break
             step *= 2
             hi = t + step
         return float(optimize.brentq(gap, lo, hi, xtol=1e-13, rtol=1e-13, maxiter=500))
@@ -100,14 +114,18 @@ def effect_size(d: np.ndarray, confidence: float = 0.95) -> EffectSize:
         return EffectSize(0, float("nan"), NAN2, float("nan"), NAN2, float("nan"), NAN2, 0, 0, 0)
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if n > 1 else float("nan")
-    d_z = mean / sd if n > 1 and sd > 0 else float("nan")
+    # no spread (all differences equal, or equal but for float noise): d_z is undefined, not ±1e16
+    d_z = mean / sd if n > 1 and sd > NO_SPREAD else float("nan")
+    interval = d_z_ci(d_z, n, confidence)
+    if math.isnan(interval[0]):  # so little spread that the noncentral t cannot bound it: unbounded
+        d_z = float("nan")
     superiority = (wins + ties / 2.0) / n
     return EffectSize(
         n=n,
         mean=mean,
         mean_ci=mean_ci(d, confidence),
         d_z=d_z,
-        d_z_ci=d_z_ci(d_z, n, confidence),
+        d_z_ci=interval,
         superiority=superiority,
         superiority_ci=wilson_ci(wins + ties / 2.0, n, confidence),
         wins=wins,

@@ -296,6 +296,7 @@ class RunResult:
     runid: str = ""  # what trec_eval prints as runid: the run's tag (its last line's tag field)
     text: dict[str, list[str]] = field(default_factory=dict)  # per-topic strings (relstring), no 'all'
     zscore: bool = False  # values are z-scores (trec_eval -Z): printed with a 'Z' before the name
+    unmatched_topics: list[str] = field(default_factory=list)  # run topics the judgments do not have
 
 
 def _subset_stats(stats: TopicStats, idx: np.ndarray) -> TopicStats:
@@ -456,7 +457,40 @@ def evaluate_run(
         runid=run.runid or run.tag,
         text=text,
         zscore=zscores is not None,
+        unmatched_topics=_unmatched_topics(judgments, run),
     )
+
+
+def _unmatched_topics(judgments: Judgments, run: RankedRun) -> list[str]:
+    """The run's topics that the judgments do not have (never evaluated; named if none matches)."""
+    tindex = judgments.topic_index
+    return [t for t in run.topics if t not in tindex]
+
+
+def no_common_topic(result: RunResult) -> str | None:
+    """The sentence refusing ``result`` when its run and the judgments share no topic, else None.
+
+    trec_eval stops there too (``No queries with both results and relevance info``, exit 7, with or
+    without -c): every value would be 0 or undefined, which a pipeline would take for a score.
+    """
+    missing = set(result.missing_topics)
+    if any(t not in missing for t in result.topics):
+        return None
+    judged = _some(result.missing_topics)
+    if not result.unmatched_topics:
+        return f"run '{result.run}' has no results, so it shares no topic with the judgments ({judged})"
+    return (
+        f"run '{result.run}' and the judgments have no topic in common (run topics "
+        f"{_some(result.unmatched_topics)}; judgments topics {judged}): "
+        "check that both use the same topic ids"
+    )
+
+
+def _some(topics: Sequence[str], shown: int = 5) -> str:
+    if not topics:
+        return "none"
+    more = f", ... ({len(topics)} in all)" if len(topics) > shown else ""
+    return ", ".join(topics[:shown]) + more
 
 
 def _num_rel_complete(judgments: Judgments) -> float:

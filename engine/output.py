@@ -527,8 +527,8 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
                     f"{e.wins}/{e.ties}/{e.losses}",
                     _f(e.mean),
                     _interval(e.mean_ci),
-                    _f(e.d_z),
-                    _interval(e.d_z_ci),
+                    _defined(e.d_z),
+                    _interval(e.d_z_ci) if not math.isnan(e.d_z_ci[0]) else UNDEFINED,
                     _f(e.superiority),
                     _interval(e.superiority_ci),
                 ]
@@ -615,6 +615,13 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
 
     lines += ["", "conventions:", *(f"  - {text}" for text in conventions(s))]
     return lines
+
+
+UNDEFINED = "—"  # an effect size without a value (d_z of differences with no spread): docs/significance.md
+
+
+def _defined(value: float) -> str:
+    return UNDEFINED if math.isnan(value) else _f(value)
 
 
 def _interval(ci: tuple[float, float]) -> str:

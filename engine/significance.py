@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from engine.effects import AnovaRow, EffectSize, Friedman, anova_two_way, effect_size, friedman_test
+from engine.effects import NAN2, AnovaRow, EffectSize, Friedman, anova_two_way, effect_size, friedman_test
 from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.measures.base import EvalOptions
@@ -629,7 +629,6 @@ def compare_pairs(
             f"{EXACT_MAX_TOPICS} topics; use 'randomization' (Monte Carlo) for {len(matrix.topics)} topics"
         )
     k = len(matrix.runs)
-    alt = settings.alternative
     if settings.baseline is not None:
         base = matrix.index(settings.baseline)
         index_pairs = [(i, base) for i in range(k) if i != base]
@@ -638,25 +637,18 @@ def compare_pairs(
     raw: list[tuple[int, int, dict[str, PairTest], tuple[float, float], EffectSize]] = []
     for i, j in index_pairs:
         d = np.round(matrix.scores[i] - matrix.scores[j], DECIMALS)
-        results: dict[str, PairTest] = {}
-        for test in settings.tests:
-            if test == "t":
-                results[test] = paired_t_test(d, alt)
-            elif test == "wilcoxon":
-                results[test] = wilcoxon_test(d, alt, settings.zero_method)
-            elif test == "sign":
-                results[test] = sign_test(d, alt)
-            elif test == EXACT:
-                results[test] = randomization_test_exact(d, alt)
-            else:
-                rng = np.random.default_rng([settings.seed, _RANDOMIZATION, i, j])
-                results[test] = randomization_test(
-                    d, permutations=settings.permutations, rng=rng, alternative=alt
-                )
+        results = {test: _pair_test(test, d, settings, i, j) for test in settings.tests}
         rng = np.random.default_rng([settings.seed, _BOOTSTRAP, i, j])
-        ci = bootstrap_ci(
-            d, resamples=settings.resamples, confidence=1 - settings.alpha, rng=rng, method=settings.ci_method
-        )
+        try:
+            ci = bootstrap_ci(
+                d,
+                resamples=settings.resamples,
+                confidence=1 - settings.alpha,
+                rng=rng,
+                method=settings.ci_method,
+            )
+        except (ValueError, ArithmeticError):  # one pair's degenerate statistic never costs the others
+            ci = NAN2
         raw.append((i, j, results, ci, effect_size(d, 1 - settings.alpha)))
         if on_pair is not None:
             on_pair(f"{matrix.runs[i]} vs {matrix.runs[j]}")
@@ -679,6 +671,25 @@ def compare_pairs(
             )
         )
     return out
+
+
+def _pair_test(test: str, d: np.ndarray, settings: CompareSettings, i: int, j: int) -> PairTest:
+    """One paired test of pair (i, j); NaN (an untestable pair, left out of the correction) where
+    scipy fails on degenerate differences, so that the other pairs are still compared."""
+    alt = settings.alternative
+    try:
+        if test == "t":
+            return paired_t_test(d, alt)
+        if test == "wilcoxon":
+            return wilcoxon_test(d, alt, settings.zero_method)
+        if test == "sign":
+            return sign_test(d, alt)
+        if test == EXACT:
+            return randomization_test_exact(d, alt)
+        rng = np.random.default_rng([settings.seed, _RANDOMIZATION, i, j])
+        return randomization_test(d, permutations=settings.permutations, rng=rng, alternative=alt)
+    except (ValueError, ArithmeticError):
+        return PairTest(float("nan"), float("nan"), len(d))
 
 
 def conventions(settings: CompareSettings) -> list[str]:

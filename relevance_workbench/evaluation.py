@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from engine.evaluate import Judgments, RunResult, evaluate_files, evaluate_run
+from engine.evaluate import Judgments, RunResult, evaluate_files, evaluate_run, no_common_topic
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
 from engine.zscores import read_zscores
@@ -161,7 +161,7 @@ def evaluate(
     )
     sources = run_sources(runs)
     if rel_format != "qrels":
-        return Results(list(_prefs(qrels, sources, specs, options, rel_format)))
+        return _checked(list(_prefs(qrels, sources, specs, options, rel_format)))
     parsed = parse_measures(specs, design=design, sample_variant=sample_version)  # MeasureError first
     judgments = to_judgments(qrels, design)
     z = read_zscores(str(zscores)) if zscores is not None else None
@@ -169,8 +169,17 @@ def evaluate(
         paths = [str(s.source) for s in sources]
         names = [s.name for s in sources]
         found = evaluate_files(judgments, paths, parsed, options, names=names, workers=threads, zscores=z)
-        return Results(list(found))
-    return Results(_evaluate_in_memory(judgments, sources, parsed, options, z, threads))
+        return _checked(list(found))
+    return _checked(_evaluate_in_memory(judgments, sources, parsed, options, z, threads))
+
+
+def _checked(results: list[RunResult]) -> Results:
+    """Results, unless a run shares no topic with the qrels: then :class:`InputError` (trec_eval exits 7)."""
+    for result in results:
+        refused = no_common_topic(result)
+        if refused:
+            raise InputError(refused)
+    return Results(results)
 
 
 def _evaluate_in_memory(

@@ -154,6 +154,7 @@ def evaluate_prefs_run(
         summary_only={x for x in names if x in ("runid", "num_q")},
         missing_topics=missing,
         runid=getattr(run, "runid", "") or run.tag,
+        unmatched_topics=[t for t in run.topics if t not in set(topics) | set(missing)],
     )
 
 

@@ -161,3 +161,18 @@ def test_sample_eval_prel_design_gives_the_command_values(collection: Collection
     assert_same(api_values(results), command_values(prel, runs, ["sample_eval"], "--prel"))
     with pytest.raises(rw.MeasureError, match="--prel"):
         rw.evaluate(collection.qrels, runs, ["xinfAP"])
+
+
+def test_a_run_with_no_topic_in_common_is_refused(tmp_path: Path) -> None:
+    qrels = {"1": {"a": 1}, "2": {"x": 1}}
+    refused = r"no topic in common \(run topics 401, 402; judgments topics 1, 2\)"
+    with pytest.raises(rw.InputError, match=refused):
+        rw.evaluate(qrels, {"other": {"401": {"a": 1.0}, "402": {"x": 2.0}}}, ["map"])
+    with pytest.raises(ValueError, match="no topic in common"):
+        rw.evaluate(qrels, {"other": {"401": {"a": 1.0}}}, ["map"], complete=True)
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r.run").write_text("9 Q0 a 1 1.0 t\n")
+    with pytest.raises(rw.InputError, match="run 'r' and the judgments have no topic in common"):
+        rw.evaluate(tmp_path / "q", [tmp_path / "r.run"], ["map"])
+    shared = rw.evaluate(qrels, {"some": {"401": {"a": 1.0}, "2": {"x": 2.0}}}, ["map"])
+    assert shared.aggregates() == {"some": {"map": 1.0}}

@@ -353,3 +353,25 @@ def test_rank_correlations_carry_spearman_tau_ap_b_rbo_and_swap_rates(files: dic
     assert c["rbo"]["min"] + c["rbo"]["residual"] == pytest.approx(ext, abs=1e-12)
     text, _ = compare(files, "-m", "map", "--compare-qrels", str(files["swapped"]))
     assert "tau_AP,b -1.0000, Spearman rho -1.0000" in text and "swap rate min 1.0000" in text
+
+
+def test_a_constant_non_zero_difference_prints_d_z_undefined_and_every_other_pair(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    # E ranks the relevant document fifth everywhere: AP 1/5, so A - E = 0.8 on every topic
+    files["E"] = tmp_path / "E.run"
+    ranking = ["n", "x", "y", "z", "r"]
+    lines = [f"{t} Q0 {d} {k + 1} {9 - k} E\n" for t in TOPICS for k, d in enumerate(ranking)]
+    files["E"].write_text("".join(lines))
+    out, _ = compare(files, "-m", "map", "--permutations", "200", "--bootstrap", "200", runs="ACE")
+    effects = out.split("effect sizes")[1].split("\n\n")[0].splitlines()
+    rows = {tuple(line.split()[:2]): line.split() for line in effects[2:]}
+    assert set(rows) == {("A", "C"), ("A", "E"), ("C", "E")}
+    # columns: a b W/T/L mean [lo, hi] d_z CI ...: d_z and its CI undefined, as for sd = 0
+    assert rows[("A", "E")][6:8] == ["—", "—"]
+    assert rows[("A", "E")][3] == "0.8000"
+    assert rows[("C", "E")][6] == "2.0083"
+    data = compare_json(files, "-m", "map", "--permutations", "200", "--bootstrap", "200", runs="ACE")
+    effect = {(p["a"], p["b"]): p["effect"] for p in data["pairs"]}
+    assert effect[("A", "E")]["d_z"] is None and effect[("A", "E")]["d_z_ci"] == [None, None]
+    assert effect[("A", "C")]["d_z"] is not None

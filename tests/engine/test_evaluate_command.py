@@ -184,3 +184,50 @@ def test_runs_with_the_same_file_name_are_told_apart_by_folder(
     (other / "sysA.run").write_text(RUN_A)
     out, _ = run("-m", "map", str(files["qrels"]), str(files["a"]), str(other / "sysA.run"))
     assert [line.split("\t")[0] for line in out.splitlines()] == ["runs/sysA", "other/sysA"]
+
+
+OTHER_TOPICS_RUN = """\
+401 Q0 a 1 3.0 tagX
+402 Q0 x 1 1.0 tagX
+"""
+
+
+@pytest.mark.parametrize("flags", [(), ("-c",)])
+def test_run_sharing_no_topic_with_the_qrels_exits_2_naming_both_sides(
+    files: dict[str, Path], flags: tuple[str, ...]
+) -> None:
+    # trec_eval: "No queries with both results and relevance info", exit 7 (with -c too)
+    files["a"].write_text(OTHER_TOPICS_RUN)
+    with pytest.raises(CommandError) as info:
+        run(*flags, "-m", "map", str(files["qrels"]), str(files["a"]))
+    assert info.value.returncode == 2
+    message = str(info.value)
+    assert "no topic in common" in message
+    assert "run topics 401, 402" in message
+    assert "judgments topics 1, 2, 3" in message
+    assert "\n" not in message
+
+
+def test_command_line_refuses_a_run_with_no_common_topic(files: dict[str, Path]) -> None:
+    import subprocess
+    import sys
+
+    files["a"].write_text(OTHER_TOPICS_RUN)
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "evaluate", "-m", "map", str(files["qrels"]), str(files["a"])],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env={"PATH": "/usr/bin:/bin", "WORKBENCH_PURE_CLI": "1"},
+    )
+    assert proc.returncode == 2
+    assert "map\tall" not in proc.stdout
+    assert "no topic in common" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_sharing_one_topic_still_evaluates(files: dict[str, Path]) -> None:
+    files["a"].write_text(OTHER_TOPICS_RUN + "2 Q0 x 1 1.0 tagX\n")
+    out, err = run("-m", "map", str(files["qrels"]), str(files["a"]))
+    assert _values(out)["map"] == "1.0000"  # topic 2 alone: its one relevant document at rank 1
+    assert "no results for 2 qrels topic(s): 1, 3" in err

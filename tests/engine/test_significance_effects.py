@@ -298,3 +298,34 @@ def test_exact_randomization_memory_is_bounded_at_its_largest_topic_count() -> N
     assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MB"
     assert elapsed < 30, f"{elapsed:.1f} s"
     assert got.n == 22 and 0 < got.p <= 1 and (got.p * 2**22).is_integer()
+
+
+def test_d_z_is_undefined_for_constant_differences_despite_float_noise() -> None:
+    d = np.full(6, 0.8)  # e.g. AP 1 against AP 1/5 on every topic
+    assert d.std(ddof=1) > 0  # numpy's mean of six equal 0.8s is not exactly 0.8
+    e = effect_size(d, 0.95)
+    assert math.isnan(e.d_z) and all(math.isnan(x) for x in e.d_z_ci)
+    assert e.mean == pytest.approx(0.8) and e.mean_ci == pytest.approx((0.8, 0.8))
+    assert (e.wins, e.ties, e.losses) == (6, 0, 0)
+
+
+@pytest.mark.parametrize("jitter", [1e-12, 1e-9])
+def test_d_z_is_undefined_for_nearly_constant_differences(jitter: float) -> None:
+    # sd 4e-13 (below the 12 decimals d is rounded to) or 4e-10 (d_z ~ 1e9: no noncentral t bounds it)
+    d = np.round(np.array([1 / 3] * 5 + [1 / 3 + jitter]), 12)
+    e = effect_size(d, 0.95)
+    assert math.isnan(e.d_z) and all(math.isnan(x) for x in e.d_z_ci)
+    assert all(math.isnan(x) for x in d_z_ci(1e9, 6, 0.95))  # NaN bounds, no exception
+
+
+def test_a_degenerate_pair_does_not_cost_the_other_pairs() -> None:
+    scores = np.array([[1.0] * 6, [1.0, 1.0, 1.0, 0.5, 0.5, 0.5], [0.2] * 6])
+    matrix = ScoreMatrix("map", ("A", "C", "E"), tuple("123456"), scores)
+    c = compare_matrix(matrix, CompareSettings(permutations=200, resamples=200))
+    by_pair = {(p.a, p.b): p for p in c.pairs}
+    assert set(by_pair) == {("A", "C"), ("A", "E"), ("C", "E")}
+    degenerate = by_pair[("A", "E")].effect
+    assert degenerate is not None and math.isnan(degenerate.d_z) and degenerate.mean == pytest.approx(0.8)
+    for pair in (("A", "C"), ("C", "E")):
+        effect = by_pair[pair].effect
+        assert effect is not None and math.isfinite(effect.d_z) and math.isfinite(effect.d_z_ci[0])
