@@ -67,6 +67,9 @@ class FakeLLM:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
+                if len(raw) < length:  # the client died mid-request (a kill test): nothing was asked
+                    self.close_connection = True
+                    return
                 try:
                     body = json.loads(raw)
                 except ValueError:
