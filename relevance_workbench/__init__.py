@@ -2,7 +2,8 @@
 
 - :func:`evaluate`: runs against qrels, any measure name of trec_eval, ir_measures or pytrec_eval;
 - :func:`compare`: significance tests between runs on one measure (``manage.py compare``);
-- :func:`agreement`: agreement between assessors' judgments (``manage.py agreement``).
+- :func:`agreement`: agreement between assessors' judgments (``manage.py agreement``);
+- :class:`RelevanceEvaluator`: pytrec_eval's (``relevance_workbench.pytrec_eval`` is its module).
 
 Each returns an object with dict methods and ``to_frame()`` (pandas, optional:
 ``pip install 'relevance-workbench[api]'``). The numbers are the commands' own: the same engine
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from engine.significance import ComparisonError
     from relevance_workbench.agreement import AgreementResults, agreement
     from relevance_workbench.comparison import ComparisonResults, compare
+    from relevance_workbench.pytrec_eval import RelevanceEvaluator
 
 _LAZY = {
     "agreement": "relevance_workbench.agreement",
@@ -36,6 +38,7 @@ _LAZY = {
     "ComparisonResults": "relevance_workbench.comparison",
     "ComparisonError": "engine.significance",
     "measure_help": "engine.catalog",
+    "RelevanceEvaluator": "relevance_workbench.pytrec_eval",
 }
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "InputError",
     "MeasureError",
     "PandasMissing",
+    "RelevanceEvaluator",
     "Results",
     "agreement",
     "compare",

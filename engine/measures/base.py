@@ -23,6 +23,8 @@ NONPOOL = -2
 
 # trec_eval's cutoffs for P, ndcg_cut, recall, map_cut... (``-m P`` prints these)
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# trec_eval's recall levels for iprec_at_recall and 11pt_avg (and their trec_eval 9 variants)
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _CUTOFF_ARRAY = np.array(CUTOFFS, dtype=np.int64)
 _DISCOUNTS = np.log2(np.arange(1001, dtype=np.float64) + 1.0)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.measures.base import NONPOOL, REGISTRY, Context, Family, register, total
+from engine.measures.base import NONPOOL, RECALL_LEVELS, REGISTRY, Context, Family, register, total
 
 # gdeval.pl's $MAX_JUDGMENT (TREC 2010 Web track): ERR divides by 2^4 whatever grades the qrels hold.
 ERR_MAX_GRADE = 4
@@ -177,7 +177,7 @@ def _rbp_binary_resid(ctx: Context, param: Any) -> np.ndarray:
 
     (1 − p) Σ_{i<=d, unjudged or unpooled} p^(i−1) + p^d, d = min(cutoff, ranking length): every
     unknown doc in the evaluated prefix and every rank past it taken as relevant. A fully judged
-    list still leaves p^d (trec_eval's ``rbp_resid`` prints 0 there and takes p = 0.9 always).
+    list still leaves p^d (trec_eval's ``rbp_resid`` prints 0 there; its p is 0.9 unless ``rbp_resid.p=``).
     """
     p, weights, depth = _rbp_weights(ctx, param)
     unknown = ctx.seg_sum(np.where(ctx.rel < 0, weights, 0.0))
@@ -435,6 +435,29 @@ register(
     _family(
         "iprec_at_recall_v9",
         _iprec_at_recall_v9,
-        params=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+        params=RECALL_LEVELS,
     )
 )
+
+
+def _eleven_pt_avg_v9(ctx: Context, levels: Any) -> np.ndarray:
+    """11pt_avg_v9 (pytrec_eval's ``11pt_avg``): 11pt_avg with trec_eval 9's recall count.
+
+    The mean interpolated precision over recall levels 0.0, 0.1, ..., 1.0 (or the levels given),
+    each level c taking the ``(long)(c·R + 0.9)``-th relevant doc as trec_eval 9's ``m_11pt_avg.c``
+    does (pytrec_eval bundles it), where trec_eval 10.0's ``11pt_avg`` takes ``lround(c·R)``; see
+    ``iprec_at_recall_v9``. Otherwise as ``11pt_avg`` (engine/measures/trec_eval_extra.py).
+    """
+    from engine.measures.trec_eval_extra import eleven_pt_avg
+
+    return eleven_pt_avg(ctx, levels, rounding="v9")
+
+
+def _eleven_pt_name(name: str, levels: Any) -> str:
+    """``11pt_avg_v9`` for the 11 levels, else ``11pt_avg_v9_0.25,0.5`` (as trec_eval names 11pt_avg's)."""
+    if levels is None or tuple(levels) == RECALL_LEVELS:
+        return name
+    return f"{name}_{','.join(f'{float(v):g}' for v in levels)}"
+
+
+register(_family("11pt_avg_v9", _eleven_pt_avg_v9, params=(RECALL_LEVELS,), format_name=_eleven_pt_name))

@@ -16,10 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from engine.measures.base import NONPOOL, UNJUDGED, Context, Family, geometric_mean, register, total
+from engine.measures.base import (
+    NONPOOL,
+    RECALL_LEVELS,
+    UNJUDGED,
+    Context,
+    Family,
+    geometric_mean,
+    register,
+    total,
+)
 from engine.measures.trec_eval import CUTOFFS, _bpref, _map, _ndcg, _safe_div
 
-RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 RPREC_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 UTILITY_COEFFICIENTS = (1.0, -1.0, 0.0, 0.0)  # m_utility.c: rel-ret, nonrel-ret, rel-unret, nonrel-unret
 SUCCESS_CUTOFFS = (1, 5, 10)
@@ -257,15 +265,20 @@ def _eleven_pt_avg(ctx: Context, levels: Param) -> np.ndarray:
     iprec_at_recall (``lround(c·R)``). ``-m 11pt_avg.0.2,0.5,0.8`` averages other levels; levels
     given out of ascending order take trec_eval's order-dependent path (:func:`_eleven_pt_listed`).
     """
+    return eleven_pt_avg(ctx, levels)
+
+
+def eleven_pt_avg(ctx: Context, levels: Param, rounding: str = "lround") -> np.ndarray:
+    """11pt_avg with the recall count of ``rounding`` (see :func:`interpolated_precision`)."""
     lv = tuple(float(x) for x in (levels or RECALL_LEVELS))
     if not lv:
         return np.zeros(ctx.ntopics)
     if any(a > b for a, b in itertools.pairwise(lv)):
-        return _eleven_pt_listed(ctx, lv)
-    return np.mean(interpolated_precision(ctx, lv), axis=1)
+        return _eleven_pt_listed(ctx, lv, rounding)
+    return np.mean(interpolated_precision(ctx, lv, rounding), axis=1)
 
 
-def _eleven_pt_listed(ctx: Context, levels: tuple[float, ...]) -> np.ndarray:
+def _eleven_pt_listed(ctx: Context, levels: tuple[float, ...], rounding: str = "lround") -> np.ndarray:
     """11pt_avg over levels in the order given, as ``m_11pt_avg.c`` walks them.
 
     trec_eval assumes ascending levels: it walks the ranking from the bottom with the running
@@ -285,7 +298,8 @@ def _eleven_pt_listed(ctx: Context, levels: tuple[float, ...]) -> np.ndarray:
         rel = is_rel[a:b]
         num_ret = (b - a) + int(missing[t])
         rel_ret = int(rel.sum())
-        cuts = _lround(np.asarray(levels) * float(R[t])).tolist()
+        scaled = np.asarray(levels) * float(R[t])
+        cuts = (_lround(scaled) if rounding == "lround" else _trunc_plus_09(scaled)).tolist()
         cur = n - 1
         while cur >= 0 and cuts[cur] > rel_ret:
             cur -= 1
@@ -577,7 +591,7 @@ def _rbp(ctx: Context, param: Param) -> np.ndarray:
 
 
 def _rbp_resid(ctx: Context, param: Param) -> np.ndarray:
-    """rbp_resid: the RBP weight (p = 0.9) of unjudged and unpooled docs plus of the ranks past the run.
+    """rbp_resid: the RBP weight (p = 0.9 by default) of unjudged and unpooled docs and of ranks past the run.
 
     p^num_ret + (1 − p) Σ over unjudged docs at rank i of p^(i−1) (``m_rbp_resid.c``). Quirk: a
     topic whose retrieved docs are all judged scores 0, not p^num_ret; so under ``-J`` it is 0.
