@@ -429,6 +429,8 @@ def evaluate_run(
         if fam.text is not None:
             text[name] = fam.text(ctx, m.param)
         values = np.asarray(fam.kernel(ctx, m.param), dtype=np.float64)
+        if m.missing_value is not None and options.complete and al.missing:
+            values = np.where(_absent(al), m.missing_value, values)
         if zscores is not None and fam.name not in ("num_q", "runid"):
             values = zscores.convert(name, al.topics, values)
         per_topic[name] = values
@@ -459,6 +461,12 @@ def evaluate_run(
         zscore=zscores is not None,
         unmatched_topics=_unmatched_topics(judgments, run),
     )
+
+
+def _absent(al: Aligned) -> np.ndarray:
+    """Per evaluated topic, whether the run lacks it (only ``-c`` evaluates such topics)."""
+    missing = set(al.missing)
+    return np.array([t in missing for t in al.topics], dtype=bool)
 
 
 def _unmatched_topics(judgments: Judgments, run: RankedRun) -> list[str]:

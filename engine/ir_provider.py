@@ -15,6 +15,8 @@ where ir_measures takes one, or call its methods). A measure is converted throug
 Semantics follow ir_measures' :class:`~ir_measures.providers.Evaluator`: a qrels topic the run does
 not rank gets the measure's ``DEFAULT`` (0) from the base class, a run topic absent from the qrels
 is ignored, and aggregates use the measure's own aggregator (mean, or sum for NumQ/NumRet/NumRel).
+``calc_aggregate`` (and ``calc``'s aggregates) are keyed by the Measure objects passed and answer
+to their names too (:class:`~engine.measure_dict.MeasureDict`): ``result["nDCG@10"]`` works.
 A document listed twice keeps its last entry, as ir_measures' dict-of-dict conversion does; the
 qrels' ``iteration`` column is kept as the subtopic of diversity measures (as pyndeval reads it).
 """
@@ -29,14 +31,12 @@ import numpy as np
 
 from engine.evaluate import Judgments, evaluate_run
 from engine.ir_names import ir_measure
+from engine.measure_dict import MeasureDict
 from engine.measures import EvalOptions, Measure
+from engine.measures.aliases import NO_VALUE_IS_ABSENT
 from engine.name_parts import MeasureError
 from trec.qrels import qrels_from_arrays
 from trec.runs import run_from_arrays
-
-# Families whose NaN means "no value for this topic": ir_measures' accuracy provider yields no
-# Metric for a topic without a relevant and a non-relevant retrieved document, so neither do we.
-NO_VALUE_IS_ABSENT = frozenset({"accuracy"})
 
 _PROVIDER: Any = None
 
@@ -94,7 +94,7 @@ def workbench_provider() -> Any:
 
 def _provider_class() -> type:
     from ir_measures.providers.base import Evaluator, Provider
-    from ir_measures.util import Metric, QrelsConverter, RunConverter
+    from ir_measures.util import CalcResults, Metric, QrelsConverter, RunConverter
 
     class WorkbenchEvaluator(Evaluator):
         """Judgments prepared once; each run is evaluated with :func:`engine.evaluate.evaluate_run`."""
@@ -125,6 +125,16 @@ def _provider_class() -> type:
                 yield metric
             for measure, query_id in sorted(missing, key=lambda x: (str(x[0]), x[1])):
                 yield Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
+
+        def calc_aggregate(self, run: Any) -> MeasureDict:
+            # keyed by the Measure objects passed, as ir_measures', and by their names too
+            return MeasureDict(super().calc_aggregate(run))
+
+        def calc(self, run: Any) -> Any:
+            aggregated, per_query = super().calc(run)
+            if isinstance(aggregated, dict):
+                aggregated = MeasureDict(aggregated)
+            return CalcResults(aggregated, per_query)
 
         def _iter_calc(self, run: Any) -> Iterator[Any]:
             run_dict = RunConverter(run).as_dict_of_dict()

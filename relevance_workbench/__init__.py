@@ -3,6 +3,8 @@
 - :func:`evaluate`: runs against qrels, any measure name of trec_eval, ir_measures or pytrec_eval;
 - :func:`compare`: significance tests between runs on one measure (``manage.py compare``);
 - :func:`agreement`: agreement between assessors' judgments (``manage.py agreement``);
+- :func:`calc_aggregate`, :func:`iter_calc`, :func:`calc`, :func:`evaluator`: ir_measures' functions
+  (``rw.calc_aggregate([nDCG@10, P@5], qrels, run)``), with its semantics;
 - :class:`RelevanceEvaluator`: pytrec_eval's (``relevance_workbench.pytrec_eval`` is its module).
 
 Each returns an object with dict methods and ``to_frame()`` (pandas, optional:
@@ -18,7 +20,17 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from engine.measure_dict import MeasureDict
 from engine.name_parts import MeasureError
+from relevance_workbench.calc import (
+    CalcResults,
+    Evaluator,
+    Metric,
+    calc,
+    calc_aggregate,
+    evaluator,
+    iter_calc,
+)
 from relevance_workbench.evaluation import Results, evaluate
 from relevance_workbench.frames import PandasMissing
 from relevance_workbench.inputs import InputError
@@ -43,17 +55,25 @@ _LAZY = {
 
 __all__ = [
     "AgreementResults",
+    "CalcResults",
     "ComparisonError",
     "ComparisonResults",
+    "Evaluator",
     "FormatError",
     "InputError",
+    "MeasureDict",
     "MeasureError",
+    "Metric",
     "PandasMissing",
     "RelevanceEvaluator",
     "Results",
     "agreement",
+    "calc",
+    "calc_aggregate",
     "compare",
     "evaluate",
+    "evaluator",
+    "iter_calc",
     "measure_help",
 ]
 

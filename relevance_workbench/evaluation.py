@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from engine.evaluate import Judgments, RunResult, evaluate_files, evaluate_run, no_common_topic
+from engine.measure_dict import MeasureDict
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
 from engine.zscores import read_zscores
@@ -54,18 +55,23 @@ class Results:
             r.run: {n: dict(zip(r.topics, v, strict=True)) for n, v in r.text.items()} for r in results
         }
 
-    def aggregates(self) -> dict[str, dict[str, float]]:
-        """``{run: {measure: value}}``: each run's 'all' line (mean over topics for most measures)."""
-        return {r.run: {n: float(r.summary[n]) for n in r.names if _numeric(r, n)} for r in self.raw}
+    def aggregates(self) -> dict[str, MeasureDict]:
+        """``{run: {measure: value}}``: each run's 'all' line (mean over topics for most measures).
 
-    def per_topic(self) -> dict[str, dict[str, dict[str, float]]]:
+        Keyed by measure names; an ir_measures Measure object finds its value too (``[nDCG@10]``).
+        """
+        return {
+            r.run: MeasureDict((n, float(r.summary[n])) for n in r.names if _numeric(r, n)) for r in self.raw
+        }
+
+    def per_topic(self) -> dict[str, MeasureDict]:
         """``{run: {measure: {topic: value}}}``; measures with only an aggregate (num_q) are left out."""
         return {
-            r.run: {
-                n: dict(zip(r.topics, map(float, r.per_topic[n].tolist()), strict=True))
+            r.run: MeasureDict(
+                (n, dict(zip(r.topics, map(float, r.per_topic[n].tolist()), strict=True)))
                 for n in r.names
                 if _numeric(r, n) and n not in r.summary_only
-            }
+            )
             for r in self.raw
         }
 

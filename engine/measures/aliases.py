@@ -49,6 +49,13 @@ from engine.name_parts import MeasureError
 
 JUDGED_ONLY_FAMILY = "ir_judged_only"  # registered by engine/measures/extra.py
 
+# ir_measures' Measure.DEFAULT: what its Evaluator gives a qrels topic the run does not rank
+IR_MEASURES_DEFAULT = 0.0
+# Families whose NaN means "no value for this topic": ir_measures' accuracy provider yields no
+# Metric for a topic without a relevant and a non-relevant retrieved document (nor for a topic the
+# run lacks: its evaluator does not fill them with DEFAULT), so neither do we.
+NO_VALUE_IS_ABSENT = frozenset({"accuracy"})
+
 
 class _Missing:
     """The default of a parameter that has none (ir_measures' ``NOT_PROVIDED``)."""
@@ -211,12 +218,18 @@ class IrAlias:
 def make_measure(
     call: IrCall, family: str, param: Any = None, *, level: int | None = None, judged_only: bool = False
 ) -> Measure:
-    """The request for ``family`` printed as the name written, with ``-J`` for it alone if asked."""
+    """The request for ``family`` printed as the name written, with ``-J`` for it alone if asked.
+
+    Under ``-c`` a topic the run lacks takes ir_measures' default (see :attr:`Measure.missing_value`).
+    """
     if family not in REGISTRY:
         raise MeasureError(f"measure '{call.spec}' is not available in this engine")
+    missing = None if family in NO_VALUE_IS_ABSENT else IR_MEASURES_DEFAULT
     if judged_only:
-        return Measure(JUDGED_ONLY_FAMILY, (family, param), name=call.spec, level=level)
-    return Measure(family, param, name=call.spec, level=level)
+        return Measure(
+            JUDGED_ONLY_FAMILY, (family, param), name=call.spec, level=level, missing_value=missing
+        )
+    return Measure(family, param, name=call.spec, level=level, missing_value=missing)
 
 
 def extra_params(call: IrCall, skip: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:

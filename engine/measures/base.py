@@ -318,6 +318,11 @@ class Measure:
     param: Any = None
     name: str = ""
     level: int | None = None  # ir_measures' rel=N
+    # Under -c, the value of a qrels topic the run lacks, instead of what its empty ranking scores:
+    # ir_measures' Measure.DEFAULT (0) for its names, since its Evaluator gives such topics that
+    # value (so NumQ counts only the topics the run has, NumRel sums only their R). None keeps the
+    # empty ranking's value, as trec_eval's -c does (num_q counts every qrels topic).
+    missing_value: float | None = None
 
     def measure_name(self) -> str:
         """The column's name: the one asked for (ir_measures' spelling), else trec_eval's output name."""
