@@ -1,9 +1,10 @@
 """Turning what notebook users hold into the engine's types: qrels, runs and measure names.
 
-Accepted qrels: a file path (``qid iter docno rel``, gzip fine), a pandas DataFrame, a dict
-``{qid: {docno: rel}}`` (pytrec_eval's and ir_measures' shape), an iterable of ir_measures
-``Qrel`` namedtuples, or the engine's own :class:`~trec.qrels.Qrels` / :class:`~engine.evaluate.Judgments`.
-Accepted runs: the same shapes with scores (``ScoredDoc``, ``{qid: {docno: score}}``) or a
+Accepted qrels: a file path (``qid iter docno rel``, gzip fine), a pandas DataFrame (ir_measures',
+TREC, PyTerrier or trectools column names), a trectools ``TrecQrel``, a dict ``{qid: {docno: rel}}``
+(pytrec_eval's and ir_measures' shape), an iterable of ir_measures ``Qrel`` namedtuples, or the
+engine's own :class:`~trec.qrels.Qrels` / :class:`~engine.evaluate.Judgments`. Accepted runs: the
+same shapes with scores (``ScoredDoc``, ``{qid: {docno: score}}``, a trectools ``TrecRun``) or a
 :class:`~trec.runs.RankedRun`; several runs as a dict ``{name: run}`` or a list of paths.
 Everything else is refused with :class:`InputError`, one sentence saying what was expected.
 """
@@ -18,16 +19,20 @@ from typing import Any
 import numpy as np
 
 from engine.evaluate import Judgments
+from engine.measure_dict import is_ir_measure
 from trec.prels import MQPrel, StratifiedPrel, read_mq_prel, read_prel
 from trec.qrels import Qrels, qrels_from_arrays, read_qrels
 from trec.runs import RankedRun, read_run, run_from_arrays, run_name_from_path
 
-# DataFrame columns: ir_measures' names first, then the TREC-ish ones (PyTerrier's 'label' too)
-QUERY_COLUMNS = ("query_id", "qid")
-DOC_COLUMNS = ("doc_id", "docno")
+# DataFrame columns, the first present of each tuple: ir_measures' names, the TREC ones (PyTerrier's
+# 'label' too), then trectools' (TrecQrel.qrels_data: query, q0, docid, rel; TrecRun.run_data:
+# query, q0, docid, rank, score, system). The order matters for PyTerrier's frames, whose 'query'
+# is the query text beside 'qid' and whose 'docid' is an index number beside 'docno'.
+QUERY_COLUMNS = ("query_id", "qid", "query")
+DOC_COLUMNS = ("doc_id", "docno", "docid")
 REL_COLUMNS = ("relevance", "rel", "label")
 SCORE_COLUMNS = ("score",)
-ITERATION_COLUMNS = ("iteration", "iter")
+ITERATION_COLUMNS = ("iteration", "iter", "q0")  # the qrels' second field (subtopics)
 DESIGNS = ("qrels", "prel", "mq")
 
 
@@ -46,6 +51,12 @@ def is_path(value: Any) -> bool:
 def _is_frame(value: Any) -> bool:
     """A pandas DataFrame, recognised without importing pandas (it stays optional)."""
     return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
+
+
+def _trectools_frame(value: Any, attribute: str) -> Any:
+    """The frame of a trectools ``TrecQrel`` (``qrels_data``) or ``TrecRun`` (``run_data``), else None."""
+    frame = getattr(value, attribute, None) if not isinstance(value, str | bytes | Mapping) else None
+    return frame if _is_frame(frame) else None
 
 
 def _encode(values: Iterable[Any]) -> np.ndarray:
@@ -92,7 +103,8 @@ def _floats(values: np.ndarray, what: str) -> np.ndarray:
 
 
 def qrels_from_frame(frame: Any) -> Qrels:
-    """Qrels from a DataFrame: query_id|qid, doc_id|docno, relevance|rel|label, optional iteration."""
+    """Qrels from a DataFrame: query_id|qid|query, doc_id|docno|docid, relevance|rel|label, and
+    optionally iteration|iter|q0 (the second field: subtopics)."""
     q = _column(frame, QUERY_COLUMNS, "a qrels")
     d = _column(frame, DOC_COLUMNS, "a qrels")
     r = _column(frame, REL_COLUMNS, "a qrels")
@@ -154,13 +166,15 @@ def to_qrels(source: Any) -> Qrels:
         return read_qrels(source)
     if _is_frame(source):
         return qrels_from_frame(source)
+    if _trectools_frame(source, "qrels_data") is not None:
+        return qrels_from_frame(source.qrels_data)
     if isinstance(source, Mapping):
         return qrels_from_mapping(source)
     if isinstance(source, Iterable) and not isinstance(source, bytes):
         return qrels_from_records(source)
     raise InputError(
-        "qrels must be a file path, a DataFrame (query_id, doc_id, relevance), a dict "
-        f"{{qid: {{docno: rel}}}} or ir_measures Qrel records, not {type(source).__name__}"
+        "qrels must be a file path, a DataFrame (query_id, doc_id, relevance), a trectools TrecQrel, "
+        f"a dict {{qid: {{docno: rel}}}} or ir_measures Qrel records, not {type(source).__name__}"
     )
 
 
@@ -189,7 +203,7 @@ def to_judgments(source: Any, design: str = "qrels") -> Judgments:
 
 
 def run_from_frame(frame: Any, name: str) -> RankedRun:
-    """A run from a DataFrame: query_id|qid, doc_id|docno, score."""
+    """A run from a DataFrame: query_id|qid|query, doc_id|docno|docid, score (other columns ignored)."""
     q = _column(frame, QUERY_COLUMNS, "a run")
     d = _column(frame, DOC_COLUMNS, "a run")
     s = _column(frame, SCORE_COLUMNS, "a run")
@@ -242,13 +256,15 @@ def to_run(source: Any, name: str) -> RankedRun:
         return read_run(source, name=name)
     if _is_frame(source):
         return run_from_frame(source, name)
+    if _trectools_frame(source, "run_data") is not None:
+        return run_from_frame(source.run_data, name)
     if isinstance(source, Mapping):
         return run_from_mapping(source, name)
     if isinstance(source, Iterable) and not isinstance(source, bytes):
         return run_from_records(source, name)
     raise InputError(
-        "a run must be a file path, a DataFrame (query_id, doc_id, score), a dict "
-        f"{{qid: {{docno: score}}}} or ir_measures ScoredDoc records, not {type(source).__name__}"
+        "a run must be a file path, a DataFrame (query_id, doc_id, score), a trectools TrecRun, "
+        f"a dict {{qid: {{docno: score}}}} or ir_measures ScoredDoc records, not {type(source).__name__}"
     )
 
 
@@ -283,7 +299,7 @@ def run_sources(runs: Any, default_name: str = "run") -> list[RunSource]:
         return [RunSource(run_name_from_path(runs), runs)]
     if isinstance(runs, RankedRun):
         return [RunSource(runs.name, runs)]
-    if _is_frame(runs):
+    if _is_frame(runs) or _trectools_frame(runs, "run_data") is not None:
         return [RunSource(default_name, runs)]
     if isinstance(runs, Mapping):
         if _is_run_mapping(runs):
@@ -321,7 +337,13 @@ def _file_run_names(paths: list[str]) -> list[str]:
 
 def _all_runs(items: Sequence[Any]) -> bool:
     """A list of whole runs (paths, frames, dicts, RankedRun), not a list of ScoredDoc records."""
-    return all(is_path(r) or _is_frame(r) or isinstance(r, Mapping | RankedRun) for r in items)
+    return all(
+        is_path(r)
+        or _is_frame(r)
+        or _trectools_frame(r, "run_data") is not None
+        or isinstance(r, Mapping | RankedRun)
+        for r in items
+    )
 
 
 # --------------------------------------------------------------------------- measures
@@ -336,7 +358,7 @@ def measure_specs(measures: Any) -> list[str]:
     for m in items:
         if isinstance(m, str):
             specs.append(m)
-        elif type(m).__module__.startswith("ir_measures"):
+        elif is_ir_measure(m):
             specs.append(str(m))  # ir_measures prints a Measure as its name: nDCG@10, P(rel=2)@5
         else:
             raise InputError(f"a measure must be a name or an ir_measures Measure, not {type(m).__name__}")

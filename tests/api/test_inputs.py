@@ -63,6 +63,69 @@ def test_nested_dicts(collection: Collection) -> None:
     assert one.aggregates()["run"]["map"] == from_files(collection).aggregates()["dense"]["map"]
 
 
+# trectools 0.0.50 (trectools/trec_qrel.py read_qrel, trectools/trec_run.py read_run): whitespace
+# CSV read with these names, query/q0/docid turned to strings, runs sorted by query, score desc, docid
+TRECTOOLS_QRELS = ["query", "q0", "docid", "rel"]
+TRECTOOLS_RUN = ["query", "q0", "docid", "rank", "score", "system"]
+
+
+def trectools_frame(path: Path, names: list[str]) -> Any:
+    frame = pd.read_csv(path, sep=r"\s+", names=names)
+    for column in ("docid", "q0", "query"):
+        frame[column] = frame[column].astype(str)
+    if "score" in frame:
+        frame = frame.sort_values(["query", "score", "docid"], ascending=[True, False, True])
+    return frame
+
+
+class TrecQrel:
+    """What rw reads of trectools' TrecQrel: its qrels_data frame (trectools needs scikit-learn,
+    matplotlib, lxml... to import, so the test builds the frame as trectools does)."""
+
+    def __init__(self, path: Path) -> None:
+        self.qrels_data = trectools_frame(path, TRECTOOLS_QRELS)
+
+
+class TrecRun:
+    def __init__(self, path: Path) -> None:
+        self.run_data = trectools_frame(path, TRECTOOLS_RUN)
+
+
+def test_trectools_frames(collection: Collection) -> None:
+    qrels = trectools_frame(collection.qrels, TRECTOOLS_QRELS)
+    runs = {r: trectools_frame(p, TRECTOOLS_RUN) for r, p in collection.runs.items()}
+    assert list(qrels.columns) == TRECTOOLS_QRELS and list(runs["bm25"].columns) == TRECTOOLS_RUN
+    assert_equal(rw.evaluate(qrels, runs, MEASURES), from_files(collection))
+
+
+def test_trectools_objects(collection: Collection) -> None:
+    runs = {r: TrecRun(p) for r, p in collection.runs.items()}
+    assert_equal(rw.evaluate(TrecQrel(collection.qrels), runs, MEASURES), from_files(collection))
+    one = rw.evaluate(TrecQrel(collection.qrels), runs["dense"], ["map"])
+    assert one.aggregates()["run"]["map"] == from_files(collection).aggregates()["dense"]["map"]
+    listed = rw.evaluate(collection.qrels, list(runs.values()), ["map"])
+    assert listed.runs == ["run1", "run2", "run3"]
+    judges = rw.agreement({"a": TrecQrel(collection.qrels), "b": collection.qrels})
+    assert judges.overall()[("a", "b")]["cohen"] == 1.0
+
+
+def test_trectools_q0_is_the_subtopic_of_diversity_qrels(tmp_path: Path) -> None:
+    qrels = tmp_path / "subtopics.qrels"
+    qrels.write_text("1 1 a 1\n1 2 a 1\n1 2 b 1\n1 3 c 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n")
+    frame = rw.evaluate(trectools_frame(qrels, TRECTOOLS_QRELS), run, ["alpha_nDCG@3"])
+    assert frame.aggregates() == rw.evaluate(qrels, run, ["alpha_nDCG@3"]).aggregates()
+
+
+def test_pyterrier_query_text_and_docid_do_not_shadow_qid_and_docno(collection: Collection) -> None:
+    # PyTerrier's result frames carry the query text as 'query' and an index number as 'docid'
+    rows = [(t, f"text of {t}", i, d, s) for i, (t, d, s) in enumerate(collection.run_rows["bm25"])]
+    frame = pd.DataFrame.from_records(rows, columns=["qid", "query", "docid", "docno", "score"])
+    got = rw.evaluate(collection.qrels, {"bm25": frame}, MEASURES)
+    assert got.aggregates()["bm25"] == from_files(collection).aggregates()["bm25"]
+
+
 def test_ir_measures_namedtuples(collection: Collection) -> None:
     from ir_measures import Qrel, ScoredDoc
 
