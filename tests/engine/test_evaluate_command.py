@@ -231,3 +231,51 @@ def test_run_sharing_one_topic_still_evaluates(files: dict[str, Path]) -> None:
     out, err = run("-m", "map", str(files["qrels"]), str(files["a"]))
     assert _values(out)["map"] == "1.0000"  # topic 2 alone: its one relevant document at rank 1
     assert "no results for 2 qrels topic(s): 1, 3" in err
+
+
+@pytest.mark.parametrize(
+    ("negative_first", "grades"), [(False, (-1, -1)), (True, (-1, -1)), (False, (-2, -5)), (True, (-3, -1))]
+)
+def test_a_topic_whose_grades_are_all_negative_is_a_topic_with_nothing_judged(
+    tmp_path: Path, negative_first: bool, grades: tuple[int, int]
+) -> None:
+    # trec_eval evaluates such a topic only when it is not the first one and its highest grade is
+    # -1 (tests/data/trec_eval/extra/out.all_negative); first it exits 4, below -1 it crashes.
+    # Here every variant gives what trec_eval prints in the case it survives.
+    judged = "0 0 a 1\n0 0 b 0\n"
+    negative = f"1 0 a {grades[0]}\n1 0 b {grades[1]}\n"
+    qrels = tmp_path / "qrels"
+    qrels.write_text(negative + judged if negative_first else judged + negative)
+    run_file = tmp_path / "r.run"
+    run_file.write_text("0 Q0 a 1 3 t\n1 Q0 a 1 3 t\n1 Q0 c 2 2 t\n")
+    measures = ["num_q", "num_rel", "map", "bpref", "relstring", "unj.5"]
+    out, _ = run("-q", *(a for m in measures for a in ("-m", m)), str(qrels), str(run_file))
+    lines = {(name, topic): value for name, topic, value in (line.split("\t") for line in out.splitlines())}
+    assert lines[("num_q", "all")] == "2"  # counted, and in every mean
+    assert lines[("num_rel", "1")] == "0" and lines[("map", "1")] == lines[("bpref", "1")] == "0.0000"
+    assert lines[("relstring", "1")] == "'.-'"  # a pooled-unjudged, c unpooled
+    assert lines[("unj_5", "1")] == "0.4000"
+    assert lines[("map", "all")] == "0.5000"
+
+
+@pytest.mark.parametrize(
+    ("options", "qrels", "run_text", "where"),
+    [
+        # trec_eval checks a run's repeats among the top -M only: this one has a copy at rank 3
+        (["-M2"], QRELS, "1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n", "run.txt:3: duplicate docno 'a'"),
+        # ... and only in topics it evaluates: 9 is not in the qrels
+        ([], QRELS, "1 Q0 a 1 3 t\n9 Q0 z 1 3 t\n9 Q0 z 2 3 t\n", "run.txt:3: duplicate docno 'z'"),
+        # trec_eval 9.0.8 never looks at a qrels topic the run lacks (3 here); -m num_q checks nothing
+        (["-m", "num_q"], QRELS + "3 0 z 0\n", "1 Q0 a 1 3 t\n", "qrels.txt:6: duplicate docno 'z'"),
+    ],
+    ids=["below -M", "unjudged topic", "qrels topic the run lacks"],
+)
+def test_a_docno_twice_in_a_topic_is_refused_wherever_trec_eval_would_accept_it(
+    tmp_path: Path, options: list[str], qrels: str, run_text: str, where: str
+) -> None:
+    (tmp_path / "qrels.txt").write_text(qrels)
+    (tmp_path / "run.txt").write_text(run_text)
+    with pytest.raises(CommandError) as info:
+        run(*options, str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
+    assert info.value.returncode == 2
+    assert where in str(info.value)

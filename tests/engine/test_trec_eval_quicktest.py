@@ -34,9 +34,11 @@ def _cases(name: str) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with trec_eval's ``test/`` files, so the command lines name them exactly as trec_eval's."""
+    """A folder with trec_eval's ``test/`` files (and ``extra/``'s own inputs), so the command lines
+    name them exactly as trec_eval's."""
     root = tmp_path_factory.mktemp("trec_eval")
     shutil.copytree(DATA / "test", root / "test")
+    shutil.copytree(DATA / "extra", root / "extra")
     packed = root / "test" / "results.comment.test.gz"
     (root / "test" / "results.comment.test").write_bytes(gzip.decompress(packed.read_bytes()))
     return root
