@@ -23,6 +23,9 @@ NONPOOL = -2
 
 # trec_eval's cutoffs for P, ndcg_cut, recall, map_cut... (``-m P`` prints these)
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# infAP's smoothing ε (trec_eval m_infap.c): the numpy kernel (trec_eval.py) and the compiled pass
+# (trec/_kernels.c rel_sums, which takes it as an argument) both read it from here.
+INFAP_EPSILON = 0.00001
 _CUTOFF_ARRAY = np.array(CUTOFFS, dtype=np.int64)
 _DISCOUNTS = np.log2(np.arange(1001, dtype=np.float64) + 1.0)
 
@@ -139,6 +142,7 @@ class Context:
                 self.stats.num_nonrel,
                 discounts(longest),
                 _CUTOFF_ARRAY,
+                INFAP_EPSILON,
             )
         )
 
