@@ -12,6 +12,11 @@ from typing import Any
 
 import pytest
 
+# The README writes WORKBENCH_REFDATA=../shared/refdata, relative to the folder the tests start in:
+# made absolute once, here, so that a test that changes folder or starts a process elsewhere finds it.
+if os.environ.get("WORKBENCH_REFDATA"):
+    os.environ["WORKBENCH_REFDATA"] = str(Path(os.environ["WORKBENCH_REFDATA"]).resolve())
+
 
 def refdata_dir() -> Path | None:
     value = os.environ.get("WORKBENCH_REFDATA")
@@ -21,15 +26,39 @@ def refdata_dir() -> Path | None:
     return path if (path / "expected" / "reference.tsv.gz").is_file() else None
 
 
+def kernels_or_skip() -> None:
+    """The compiled kernels are optional for an install (no C compiler: numpy does the work), so a
+    test of them skips without them, except under CI, which builds them: there their absence is a
+    broken build and fails."""
+    import trec.kernels
+
+    if trec.kernels._lib is None:
+        reason = "the compiled kernels are not built (pip install -e . builds them)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI builds the compiled kernels, yet {reason}")
+        pytest.skip(reason)
+
+
 @pytest.fixture(params=["kernel", "pyarrow"])
 def fast_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """The fast file readers a test goes through: the compiled kernel (trec.kernels), then pyarrow
     (``WORKBENCH_KERNELS=0``). Modules of the readers' tests use it for every test."""
-    import trec.kernels
 
-    if request.param == "kernel" and trec.kernels._lib is None:
-        pytest.skip("the compiled kernels are not built (pip install -e . builds them)")
+    if request.param == "kernel":
+        kernels_or_skip()
     monkeypatch.setenv("WORKBENCH_KERNELS", "1" if request.param == "kernel" else "0")
+    return str(request.param)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def engine_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways the engine computes: the compiled kernels (read, join and the per-topic sums of
+    trec/_kernels.c), then numpy alone (``WORKBENCH_KERNELS=0``, an install with no C compiler).
+    The worked examples and the reference-data tests run through both, so a formula or constant
+    that drifts in either is caught by the same expected values."""
+    if request.param == "compiled":
+        kernels_or_skip()
+    monkeypatch.setenv("WORKBENCH_KERNELS", "1" if request.param == "compiled" else "0")
     return str(request.param)
 
 
@@ -44,12 +73,13 @@ def refdata() -> Path:
     return path
 
 
-# CI runs the property tests on a fixed example stream, so a red build can be replayed exactly.
+# One profile for the property tests everywhere, CI or a test run alone: a fixed example stream (a
+# red build replays exactly on a laptop) and no per-example deadline (a busy machine's timing is not
+# a property of the code; the benchmarks measure speed).
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
-_hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-if os.environ.get("CI"):
-    _hypothesis_settings.load_profile("ci")
+_hypothesis_settings.register_profile("workbench", derandomize=True, deadline=None, print_blob=True)
+_hypothesis_settings.load_profile("workbench")
 
 
 # ------------------------------------------------------------------------- campaigns and people

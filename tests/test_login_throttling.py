@@ -255,7 +255,7 @@ def test_an_address_limit_below_the_account_limit_or_not_a_number_stops_start_up
     code = "import django; django.setup()"
     for value, why in [
         ("5", "must be at least WORKBENCH_LOGIN_FAILURE_LIMIT (10)"),
-        ("many", "WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT must be a positive whole number, not 'many'"),
+        ("many", "WORKBENCH_LOGIN_ADDRESS_FAILURE_LIMIT must be a whole number at least 1, not 'many'"),
     ]:
         env = {
             **environment,

@@ -1002,7 +1002,7 @@ static PyObject *hash_strings(PyObject *self, PyObject *args) {
 }
 
 /* rel_sums(rel int64, offsets int64 (topics + 1), level, nonpool, num_rel int64, num_nonrel int64,
-            disc float64, cutoffs int64 ascending, out float64 writable (7 + 2 * cutoffs) x topics):
+            disc float64, cutoffs int64 ascending, infap_eps, out float64 writable (7 + 2 * cutoffs) x topics):
    the standard measures' per-topic sums in one pass over a run's judgments, topic t owning
    rel[offsets[t]:offsets[t+1]] in rank order, nonpool the grade of a document absent from the
    qrels (any other negative grade is pooled but unjudged). Rows of out:
@@ -1011,12 +1011,14 @@ static PyObject *hash_strings(PyObject *self, PyObject *args) {
      7 + j  relevant in the top cutoffs[j]      7 + nc + j  DCG of the top cutoffs[j]
    Every term is the numpy kernel's own expression (engine/measures/trec_eval.py), in the same
    order of operations, and each sum adds its terms in rank order as np.bincount does, so every
-   value equals the numpy path's bit for bit; disc[r] is numpy's log2(r + 1), passed in. */
+   value equals the numpy path's bit for bit; disc[r] is numpy's log2(r + 1) and infap_eps infAP's
+   epsilon (engine/measures/base.py INFAP_EPSILON), both passed in: no measure's constant lives here. */
 static PyObject *rel_sums(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer rv, ov, nrv, nnv, dv, cv, outv;
     long long level, nonpool;
-    if (!PyArg_ParseTuple(args, "y*y*LLy*y*y*y*w*", &rv, &ov, &level, &nonpool, &nrv, &nnv, &dv, &cv, &outv))
+    double eps;
+    if (!PyArg_ParseTuple(args, "y*y*LLy*y*y*y*dw*", &rv, &ov, &level, &nonpool, &nrv, &nnv, &dv, &cv, &eps, &outv))
         return NULL;
     Py_ssize_t nt = ov.len / 8 - 1, n = rv.len / 8, nd = dv.len / 8, nc = cv.len / 8;
     const int64_t *rel = rv.buf, *offsets = ov.buf, *numrel = nrv.buf, *numnonrel = nnv.buf, *cut = cv.buf;
@@ -1030,7 +1032,7 @@ static PyObject *rel_sums(PyObject *self, PyObject *args) {
         if (cut[j] < 1 || (j > 0 && cut[j] <= cut[j - 1])) bad = 1;
     if (!bad) {
         Py_BEGIN_ALLOW_THREADS
-        const double eps = 0.00001, eps2 = 2 * 0.00001;
+        const double eps2 = 2 * eps;
         for (Py_ssize_t t = 0; t < nt; t++) {
             const double R = (double)numrel[t], N = (double)numnonrel[t];
             const double minNR = N < R ? N : R;
@@ -1104,7 +1106,7 @@ static PyMethodDef methods[] = {
     {"join", join, METH_VARARGS, "join(slot_offsets, slots, e_hashes, e_docnos, e_width, e_rels, q_topics, q_hashes, q_docnos, q_width, nonpool, unjudged, out_rows, out_grades)"},
     {"hash_strings", hash_strings, METH_VARARGS, "hash_strings(values, width, out)"},
     {"rel_sums", rel_sums, METH_VARARGS,
-     "rel_sums(rel, offsets, level, nonpool, num_rel, num_nonrel, disc, cutoffs, out): the standard measures' sums"},
+     "rel_sums(rel, offsets, level, nonpool, num_rel, num_nonrel, disc, cutoffs, infap_eps, out): the standard measures' sums"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -167,6 +167,7 @@ def rel_sums(
     num_nonrel: np.ndarray,
     discounts: np.ndarray,
     cutoffs: np.ndarray,
+    infap_epsilon: float,
 ) -> np.ndarray:
     """The standard measures' per-topic sums of one run, in one compiled pass: a float64 array
     of ``7 + 2 * len(cutoffs)`` rows by topic (``trec/_kernels.c`` names each row).
@@ -174,7 +175,8 @@ def rel_sums(
     ``rel`` is the run's int64 grades topic after topic (``offsets``, starting at 0), ``nonpool``
     the grade of a document absent from the qrels, ``num_rel``
     and ``num_nonrel`` each topic's judged relevant and non-relevant counts, ``discounts[r]``
-    numpy's ``log2(r + 1)`` for every rank r of the longest topic, ``cutoffs`` ascending ranks."""
+    numpy's ``log2(r + 1)`` for every rank r of the longest topic, ``cutoffs`` ascending ranks,
+    ``infap_epsilon`` infAP's ε (the kernel holds no constant of a measure: the caller's are used)."""
     out = np.empty((7 + 2 * len(cutoffs), len(offsets) - 1), dtype=np.float64)
     _lib.rel_sums(
         np.ascontiguousarray(rel, dtype=np.int64),
@@ -185,6 +187,7 @@ def rel_sums(
         np.ascontiguousarray(num_nonrel, dtype=np.int64),
         np.ascontiguousarray(discounts, dtype=np.float64),
         np.ascontiguousarray(cutoffs, dtype=np.int64),
+        float(infap_epsilon),
         out,
     )
     return out

@@ -9,25 +9,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from judging.llm.endpoints import EndpointError, endpoints_from_environment
+from workbench.env import env_bool as _env_bool
+from workbench.env import env_int as _env_int
 from workbench.secret_key import secret_key_load
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    if not value.isdigit() or int(value) < 1:
-        raise ImproperlyConfigured(f"{name} must be a positive whole number, not {value!r}")
-    return int(value)
 
 
 def _env_list(name: str, default: str) -> list[str]:
@@ -54,7 +40,7 @@ if PRODUCTION:
     SECURE_SSL_REDIRECT = _env_bool("WORKBENCH_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("WORKBENCH_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_SECONDS = _env_int("WORKBENCH_HSTS_SECONDS", 31536000, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = _env_bool("WORKBENCH_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = _env_bool("WORKBENCH_HSTS_PRELOAD", True)
     if _env_bool("WORKBENCH_BEHIND_PROXY", False):
@@ -153,12 +139,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         }
         DATABASES["default"]["CONN_MAX_AGE"] = 0
     else:
-        _age = os.environ.get("WORKBENCH_CONN_MAX_AGE", "").strip() or ("60" if PRODUCTION else "0")
-        if not _age.isdigit():
-            raise ImproperlyConfigured(
-                f"WORKBENCH_CONN_MAX_AGE must be whole seconds (0: a connection per request), not {_age!r}"
-            )
-        DATABASES["default"]["CONN_MAX_AGE"] = int(_age)
+        # whole seconds; 0 is a connection per request
+        DATABASES["default"]["CONN_MAX_AGE"] = _env_int(
+            "WORKBENCH_CONN_MAX_AGE", 60 if PRODUCTION else 0, minimum=0
+        )
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers proceed while an assessor's write commits; IMMEDIATE avoids upgrade deadlocks.
@@ -179,8 +163,8 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = int(os.environ.get("WORKBENCH_LOGIN_FAILURE_LIMIT", "10"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("WORKBENCH_LOGIN_COOLOFF_MINUTES", "15")))
+AXES_FAILURE_LIMIT = _env_int("WORKBENCH_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=_env_int("WORKBENCH_LOGIN_COOLOFF_MINUTES", 15))
 # per username and address together: a typo-prone lab behind one address is not locked as a whole,
 # and nobody can lock a colleague out from elsewhere
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -274,7 +258,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 # A password-reset link is good for this long (and only until it is used or the password changes).
-PASSWORD_RESET_TIMEOUT = int(os.environ.get("WORKBENCH_PASSWORD_RESET_SECONDS", str(3 * 24 * 3600)))
+PASSWORD_RESET_TIMEOUT = _env_int("WORKBENCH_PASSWORD_RESET_SECONDS", 3 * 24 * 3600, minimum=60)
 
 # E-mail (password-reset links), Django's MAILERS: SMTP to WORKBENCH_EMAIL_HOST when the operator
 # names one (README "Deploying"); otherwise printed on the console outside production, and in
@@ -288,7 +272,7 @@ if _email_host or PRODUCTION:
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
                 "host": _email_host or "localhost",
-                "port": int(os.environ.get("WORKBENCH_EMAIL_PORT", "587" if _email_host else "25")),
+                "port": _env_int("WORKBENCH_EMAIL_PORT", 587 if _email_host else 25, maximum=65535),
                 "username": os.environ.get("WORKBENCH_EMAIL_HOST_USER", ""),
                 "password": os.environ.get("WORKBENCH_EMAIL_HOST_PASSWORD", ""),
                 "use_tls": _env_bool("WORKBENCH_EMAIL_USE_TLS", bool(_email_host)),
@@ -343,11 +327,9 @@ _TASK_BACKENDS = {
 TASKS = {"default": {"BACKEND": _TASK_BACKENDS[os.environ.get("WORKBENCH_TASKS", "database")]}}
 # jobs_worker lowers its CPU priority by this many nice levels (0-19; its --nice option): background
 # work takes the CPU the web processes leave, so saves keep their pace beside an evaluation.
-WORKBENCH_WORKER_NICE = int(os.environ.get("WORKBENCH_WORKER_NICE", "10").strip() or "10")
-if not 0 <= WORKBENCH_WORKER_NICE <= 19:
-    raise ImproperlyConfigured(f"WORKBENCH_WORKER_NICE must be 0-19, not {WORKBENCH_WORKER_NICE}")
+WORKBENCH_WORKER_NICE = _env_int("WORKBENCH_WORKER_NICE", 10, minimum=0, maximum=19)
 # A campaign's evaluation is shared among workers in parts of this many runs (one task each).
-WORKBENCH_EVALUATION_PART_RUNS = int(os.environ.get("WORKBENCH_EVALUATION_PART_RUNS", "10"))
+WORKBENCH_EVALUATION_PART_RUNS = _env_int("WORKBENCH_EVALUATION_PART_RUNS", 10)
 WORKBENCH_UPLOAD_DIR = Path(os.environ.get("WORKBENCH_UPLOAD_DIR", BASE_DIR / "uploads"))
 DATA_UPLOAD_MAX_NUMBER_FILES = 1000  # a campaign's runs arrive in one form
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger uploads go to a temporary file, never all in memory
@@ -366,7 +348,7 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "jobs.uploads.TemporaryFileUploadHandler",
 ]
-WORKBENCH_UPLOAD_STALE_SECONDS = int(os.environ.get("WORKBENCH_UPLOAD_STALE_SECONDS", "3600"))
+WORKBENCH_UPLOAD_STALE_SECONDS = _env_int("WORKBENCH_UPLOAD_STALE_SECONDS", 3600, minimum=60)
 
 # The endpoints machine assessors may ask (docs/machine_judges.md, "Judge endpoints"): a JSON object
 # in WORKBENCH_JUDGE_ENDPOINTS or in the file WORKBENCH_JUDGE_ENDPOINTS_FILE names, by name:

@@ -25,6 +25,9 @@ NONPOOL = -2
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 # trec_eval's recall levels for iprec_at_recall and 11pt_avg (and their trec_eval 9 variants)
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+# infAP's smoothing ε (trec_eval m_infap.c): the numpy kernel (trec_eval.py) and the compiled pass
+# (trec/_kernels.c rel_sums, which takes it as an argument) both read it from here.
+INFAP_EPSILON = 0.00001
 _CUTOFF_ARRAY = np.array(CUTOFFS, dtype=np.int64)
 _DISCOUNTS = np.log2(np.arange(1001, dtype=np.float64) + 1.0)
 
@@ -141,6 +144,7 @@ class Context:
                 self.stats.num_nonrel,
                 discounts(longest),
                 _CUTOFF_ARRAY,
+                INFAP_EPSILON,
             )
         )
 

@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.measures.base import CUTOFFS, NONPOOL, Context, Family, register, total
+from engine.measures.base import CUTOFFS, INFAP_EPSILON, NONPOOL, Context, Family, register, total
 
 __all__ = ["CUTOFFS", "ideal_dcg"]
-INFAP_EPSILON = 0.00001
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:

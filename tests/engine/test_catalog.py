@@ -99,7 +99,8 @@ def test_every_listed_qrels_name_evaluates(entry: Entry) -> None:
 
 
 def test_preference_measures_parse_under_their_format() -> None:
-    prefs = pytest.importorskip("engine.prefs.names")
+    from engine.prefs import names as prefs
+
     listed = [e for e in LISTED if e.design in ("prefs", "qrels_jg")]
     assert {e.name for e in listed} >= set(prefs.PREFS_MEASURES) | set(prefs.JG_MEASURES)
     for e in listed:

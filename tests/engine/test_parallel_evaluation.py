@@ -22,6 +22,7 @@ import engine.evaluate as ev
 from engine.evaluate import Judgments, evaluate_files, evaluate_run
 from engine.measures.base import EvalOptions
 from engine.names import parse_measures
+from tests.conftest import kernels_or_skip
 from trec import FormatError, read_qrels, read_run
 from trec import parallel as tp
 
@@ -224,10 +225,9 @@ def test_the_command_uses_threads_where_the_kernels_release_the_gil(
 ) -> None:
     """With the compiled reader and join (which release the GIL), ``manage.py evaluate`` runs
     threads of its own process, as fast as forked workers without forking; without them, workers."""
-    from trec import kernels
 
-    if kernels_on and not kernels.enabled():
-        pytest.skip("the compiled kernels are not built here")
+    if kernels_on:
+        kernels_or_skip()
     monkeypatch.setenv("WORKBENCH_KERNELS", "1" if kernels_on else "0")
     qrels, paths = make_workload(tmp_path, runs=4)
     seen: list[bool] = []

@@ -61,7 +61,8 @@ def _sample_eval_name(measure: str) -> str:
 
 
 @cache
-def _judgments(root: Path, scenario: str, kind: str) -> Judgments:
+def _judgments(root: Path, scenario: str, kind: str, path: str) -> Judgments:
+    """Cached per engine path (``path``): the numpy path builds its own, with nothing compiled."""
     folder = root / "scenarios" / scenario
     if kind == "prel":
         return Judgments.from_prel(read_prel(folder / "prel.txt"))
@@ -70,18 +71,18 @@ def _judgments(root: Path, scenario: str, kind: str) -> Judgments:
 
 @pytest.mark.refdata
 @pytest.mark.parametrize(("scenario", "run", "tool"), _cases(), ids=lambda v: str(v).replace(" ", ""))
-def test_reference_values(refdata: Path, scenario: str, run: str, tool: str) -> None:
+def test_reference_values(refdata: Path, scenario: str, run: str, tool: str, engine_path: str) -> None:
     expected = _reference()[(scenario, run, tool)]
     collection = scenario.split("/")[0]
     run_obj = read_run(refdata / "data" / collection / "runs" / f"{run}.run")
     if tool in TREC_EVAL_OPTIONS:
         options = TREC_EVAL_OPTIONS[tool]
-        judgments = _judgments(refdata, scenario, "qrels")
+        judgments = _judgments(refdata, scenario, "qrels", engine_path)
         measures = parse_measures(["all_trec"])
         rename = {}
     else:
         options = SAMPLE_EVAL_OPTIONS[tool]
-        judgments = _judgments(refdata, scenario, "prel")
+        judgments = _judgments(refdata, scenario, "prel", engine_path)
         # the group expands to what that version of sample_eval.pl prints (its own iP cutoffs)
         measures = parse_measures(["sample_eval"], design="prel", sample_variant=options.sample_variant)
         rename = {m: _sample_eval_name(m) for m, _ in expected}

@@ -15,9 +15,13 @@ from hypothesis import strategies as st
 
 from engine.measures import REGISTRY, trec_eval
 from engine.measures.base import CUTOFFS, NONPOOL, UNJUDGED, Context, EvalOptions, TopicStats, discounts
-from trec import kernels
+from tests.conftest import kernels_or_skip
 
-pytestmark = pytest.mark.skipif(not kernels.enabled(), reason="the compiled kernels are not built")
+
+@pytest.fixture(autouse=True)
+def _kernels_built() -> None:
+    kernels_or_skip()  # a skip on a machine without a compiler; under CI a failure
+
 
 # every family the pass serves, with parameters in and out of CUTOFFS (7 and 2000 fall back)
 CASES = [
@@ -110,6 +114,22 @@ def test_a_worked_example_by_hand(monkeypatch) -> None:
     assert top5 is not None and top5.tolist() == [2.0, 0.0]
     assert sums.rel_at(7) is None
     assert trec_eval._map(ctx, None).tolist() == [(1 + 2 / 4) / 3, 0.0]
+
+
+def test_infaps_epsilon_has_one_home_the_kernel_reads(monkeypatch) -> None:
+    """The compiled pass holds no constant of a measure: infAP's ε is engine/measures/base.py's,
+    passed in. Changed there, both paths change together (and still agree bit for bit)."""
+    from engine.measures import base
+
+    rel = np.array([1, 1, 0, NONPOOL, 2], dtype=np.int64)  # at rank 2: (1 + ε) / (1 + 0 + 2ε)
+    offsets = np.array([0, 5], dtype=np.int64)
+    args = (rel, offsets, np.array([1]), np.array([1]), 1)
+    before, _ = values_both_ways(*args)
+    monkeypatch.setattr(base, "INFAP_EPSILON", 0.25)
+    monkeypatch.setattr(trec_eval, "INFAP_EPSILON", 0.25)
+    compiled, plain = values_both_ways(*args)
+    assert compiled[("infAP", None)] == plain[("infAP", None)] != before[("infAP", None)]
+    assert compiled[("map", None)] == before[("map", None)]
 
 
 def test_the_discount_table_grows_with_the_longest_topic() -> None:

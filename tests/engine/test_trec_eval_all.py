@@ -29,6 +29,9 @@ from trec import read_qrels, read_run
 from trec.qrels import qrels_from_dict
 from trec.runs import RankedRun, run_from_arrays
 
+# every test here, through the compiled kernels and through numpy alone (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 TOLERANCE = 1e-9
 V9_ABSENT = ("rbp", "rbp_resid", "unj_")  # measures trec_eval 9.0.8 does not have
 
@@ -53,7 +56,8 @@ def _options(flags: list[str]) -> EvalOptions:
 
 
 @cache
-def _judgments(root: Path, collection: str, scenario: str) -> Judgments:
+def _judgments(root: Path, collection: str, scenario: str, path: str) -> Judgments:
+    """Cached per engine path (``path``): the numpy path builds its own, with nothing compiled."""
     return Judgments(read_qrels(root / "scenarios" / collection / scenario / "qrels.txt"))
 
 
@@ -70,14 +74,14 @@ def _same(got: float, want: str) -> bool:
 
 @pytest.mark.refdata
 @pytest.mark.parametrize("relpath", _reference_files())
-def test_all_trec_matches_trec_eval_output(refdata: Path, relpath: str) -> None:
+def test_all_trec_matches_trec_eval_output(refdata: Path, relpath: str, engine_path: str) -> None:
     path = refdata / relpath
     _, collection, scenario, fname = Path(relpath).parts
     run_name, _, rest = fname.partition(".trec_eval")
     flags = rest.split(".")
     v9 = "v9" in flags
     options = _options(flags)
-    judgments = _judgments(refdata, collection, scenario)
+    judgments = _judgments(refdata, collection, scenario, engine_path)
     run = read_run(refdata / "data" / collection / "runs" / f"{run_name}.run")
     result = evaluate_run(judgments, run, parse_measures(["all_trec"]), options)
     aligned = align(judgments, run, options)

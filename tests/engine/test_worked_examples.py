@@ -21,6 +21,9 @@ from trec.prels import MQPrel
 from trec.qrels import qrels_from_dict
 from trec.runs import RankedRun, run_from_arrays
 
+# every worked example, through the compiled kernels and through numpy alone (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 INFAP_EPS = 0.00001  # trec_eval m_infap.c
 
 

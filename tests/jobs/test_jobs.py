@@ -287,3 +287,39 @@ def test_a_job_that_split_after_it_was_listed_is_not_failed(tasks_in_database: N
     # and a job with no parts whose lock is free is still failed
     alone = _running(worker="c:3")
     assert _job_interrupted(alone) is True
+
+
+# ----------------------------------------------------------------- who reads a job of no campaign
+
+
+def test_a_job_of_no_campaign_is_its_creators_alone(organizer: Any, assessor: Any) -> None:
+    """Every job the workbench starts names its campaign; one that does not (a command's, a test's)
+    is its creator's: another logged-in user, an assessor included, gets the same 404 as for a job
+    that does not exist, on the page, its status and the API; an anonymous visitor is sent to log in."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    from tests.conftest import PASSWORD
+
+    job = job_enqueue(kind="test_echo", title="no campaign", user=organizer, params={"value": "mine"})
+    assert job.campaign_id is None
+    admin = get_user_model().objects.create_superuser("root", "root@example.org", PASSWORD)
+    urls = [reverse("jobs:job", args=[job.id]), reverse("jobs:status", args=[job.id])]
+    api_url = reverse("api:job", args=[job.id])
+
+    for who, code in [(organizer, 200), (assessor, 404), (admin, 200)]:
+        client = Client()
+        client.force_login(who)
+        for url in urls:
+            assert client.get(url).status_code == code, (who.username, url)
+        api = APIClient()
+        api.force_authenticate(who)
+        answer = api.get(api_url)
+        assert answer.status_code == code, who.username
+        if code == 200:
+            assert answer.json()["result"]["echo"] == "mine"
+    for url in urls:
+        assert Client().get(url).status_code == 302
+    assert APIClient().get(api_url).status_code in (401, 403)

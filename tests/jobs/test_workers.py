@@ -110,7 +110,9 @@ def test_a_worker_process_runs_a_job_whose_progress_is_readable_meanwhile(
         assert any(s == "running" and 0 < done < FILES for s, done in row_seen), row_seen
     assert job.worker.endswith(f":{worker.pid}")
     assert Run.objects.filter(campaign=big).count() == FILES
-    assert not job_folder(job.id).exists()  # the uploads went with the job
+    # the uploads went with the job: removed just after its end is recorded (which the wait above
+    # may see first on a busy machine)
+    wait_for("the job's folder removed", lambda: not job_folder(job.id).exists(), 10, worker)
     # the task's own record is closed by django-tasks-db once the job function has returned
     # (after the job's row says done): wait for it rather than race it
     wait_for(

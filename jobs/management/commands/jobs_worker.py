@@ -21,7 +21,8 @@ from django.conf import settings
 from django.db import connection
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
-from jobs.services import WORKER, jobs_interrupted_fail, uploads_stale_remove
+from jobs.execution import WORKER
+from jobs.services import jobs_interrupted_fail, uploads_stale_remove
 
 log = logging.getLogger(__name__)
 
