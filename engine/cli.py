@@ -420,7 +420,9 @@ def _measure_list() -> str | None:
 
 COMPARE_HELP = (
     "Compare runs on one measure: paired t, Wilcoxon, sign and randomization tests with a bootstrap CI "
-    "and a multiple-comparison correction, Tukey HSD, and Kendall tau-b / tau_AP between orderings. "
+    "and a multiple-comparison correction; effect sizes (d_z, d_av, Hedges' g_av); Tukey HSD with "
+    "simultaneous CIs; Friedman with Kendall's W; Kendall tau-b / tau_AP between orderings with bootstrap "
+    "CIs. "
     "Example: manage.py compare -m map --baseline bm25 qrels.txt runs/*.run"
 )
 
@@ -470,13 +472,22 @@ def add_compare_arguments(parser: ArgumentParser) -> None:
     )
     add("--alpha", type=float, default=0.05, help="significance level (default 0.05); the CI is 1 - alpha")
     add("--permutations", type=int, default=10_000, help="randomization and randomised Tukey trials")
-    add("--bootstrap", type=int, default=10_000, help="bootstrap resamples for the CI (default 10000)")
+    add(
+        "--bootstrap",
+        type=int,
+        default=10_000,
+        help="bootstrap resamples of the mean difference's CI and of the tau-b / tau_AP CIs (default 10000)",
+    )
     add("--seed", type=int, default=0, help="seed of every random procedure (default 0)")
-    add("--compare-measure", metavar="M2", help="Kendall tau-b and tau_AP: ordering by -m vs by M2")
+    add(
+        "--compare-measure",
+        metavar="M2",
+        help="Kendall tau-b and tau_AP (with bootstrap CIs over topics): ordering by -m vs by M2",
+    )
     add(
         "--compare-qrels",
         metavar="QRELS2",
-        help="Kendall tau-b and tau_AP: ordering under QRELS vs QRELS2",
+        help="Kendall tau-b and tau_AP (with bootstrap CIs over topics): ordering under QRELS vs QRELS2",
     )
     add("-l", dest="level", type=int, default=1, help="relevance level: rel >= LEVEL (default 1)")
     add("-J", dest="judged_only", action="store_true", help="judged documents only (condensed lists)")

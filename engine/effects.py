@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -16,9 +17,13 @@ import numpy as np
 class EffectSize:
     """How large a paired difference is, with its uncertainty, beside whether it is significant.
 
-    ``mean``: mean(d) with a t-based CI; ``d_z``: Cohen's d for paired data, mean(d)/sd(d), with
-    the exact CI from the noncentral t distribution (NaN, both, when sd(d) <= 1e-12 or the
-    noncentral t cannot be inverted that far out); ``superiority``: the probability of
+    ``mean``: mean(d) with a t-based CI; ``d_z``: mean(d)/sd(d), the standardized mean difference
+    of the differences, with the exact CI from the noncentral t distribution (NaN, both, when
+    sd(d) <= 1e-12 or the noncentral t cannot be inverted that far out); ``d_av``:
+    mean(d)/((sd_a + sd_b)/2), standardized by the two runs' average sd (Cumming 2012; Lakens
+    2013), with d_z's noncentral-t bounds rescaled by sd(d)/sd_av (Algina & Keselman 2003; NaN
+    with d_z's); ``g_av``: Hedges' bias-corrected d_av, J(n − 1)·d_av, its CI d_av's times J;
+    ``sd_a``/``sd_b``: the two runs' per-topic sds (n − 1); ``superiority``: the probability of
     superiority (wins + ties/2)/n with a Wilson score CI; ``wins``/``ties``/``losses``: topics
     where a beats, equals, loses to b (equal after rounding the differences to 12 decimals).
     """
@@ -33,6 +38,12 @@ class EffectSize:
     wins: int
     ties: int
     losses: int
+    d_av: float = float("nan")
+    d_av_ci: tuple[float, float] = (float("nan"), float("nan"))
+    g_av: float = float("nan")
+    g_av_ci: tuple[float, float] = (float("nan"), float("nan"))
+    sd_a: float = float("nan")
+    sd_b: float = float("nan")
 
 
 NAN2 = (float("nan"), float("nan"))
@@ -67,13 +78,14 @@ def d_z_ci(d_z: float, n: int, confidence: float) -> tuple[float, float]:
 
 
 def _d_z_bounds(d_z: float, n: int, confidence: float) -> tuple[float, float]:
-    from scipy import optimize, stats
+    from scipy import optimize, special
 
     t, df = d_z * math.sqrt(n), n - 1
 
     def solve(target: float) -> float:
         def gap(lam: float) -> float:
-            return float(stats.nct.cdf(t, df, lam)) - target
+            # the noncentral t's cdf itself (what stats.nct.cdf calls), without its per-call checks
+            return float(special.nctdtr(df, lam, t)) - target
 
         # the cdf falls as λ grows: widen the bracket around t until it straddles the target
         lo, hi, step = t - 1.0, t + 1.0, 1.0
@@ -105,8 +117,29 @@ def wilson_ci(successes: float, n: int, confidence: float) -> tuple[float, float
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def effect_size(d: np.ndarray, confidence: float = 0.95) -> EffectSize:
-    """:class:`EffectSize` of the per-topic differences ``d`` (already rounded by the caller)."""
+def hedges_j(df: int) -> float:
+    """Hedges' (1981) exact small-sample correction J(m) = Γ(m/2) / (√(m/2) · Γ((m − 1)/2)).
+
+    Multiplying a standardized mean difference whose standardizer has m degrees of freedom by J(m)
+    removes its upward bias under normality (Hedges & Olkin 1985, ch. 5); J(m) ≈ 1 − 3/(4m − 1).
+    NaN below m = 2 (Γ(0) diverges: no correction exists for two topics).
+    """
+    from scipy import special
+
+    if df < 2:
+        return float("nan")
+    m = float(df)
+    return math.exp(float(special.gammaln(m / 2) - special.gammaln((m - 1) / 2))) / math.sqrt(m / 2)
+
+
+def effect_size(
+    d: np.ndarray, confidence: float = 0.95, *, a: np.ndarray | None = None, b: np.ndarray | None = None
+) -> EffectSize:
+    """:class:`EffectSize` of the per-topic differences ``d`` (already rounded by the caller).
+
+    ``a`` and ``b``, the two runs' per-topic scores (d = a − b), give d_av and g_av; without them
+    only the effect sizes of the differences themselves are computed.
+    """
     n = len(d)
     wins, losses = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
     ties = n - wins - losses
@@ -131,7 +164,36 @@ def effect_size(d: np.ndarray, confidence: float = 0.95) -> EffectSize:
         wins=wins,
         ties=ties,
         losses=losses,
+        **(_d_av(mean, sd, interval, a, b) if a is not None and b is not None and n > 1 else {}),
     )
+
+
+def _d_av(
+    mean: float, sd_d: float, d_z_interval: tuple[float, float], a: np.ndarray, b: np.ndarray
+) -> dict[str, Any]:
+    """d_av, Hedges' g_av and their intervals (Algina & Keselman 2003's approximate interval).
+
+    With t = mean(d)/(sd(d)/√n) and λ_L, λ_U its noncentral-t bounds (those of d_z times √n), the
+    interval of d_av is [λ_L, λ_U] · sd(d)/(√n · sd_av): the d_z interval rescaled by
+    sd(d)/sd_av, the ratio of the two standardizers treated as known.
+    """
+    n = len(a)
+    sd_a, sd_b = float(np.std(a, ddof=1)), float(np.std(b, ddof=1))
+    sd_av = (sd_a + sd_b) / 2.0
+    if not sd_av > NO_SPREAD:  # both runs constant over the topics: nothing to standardize by
+        return {"sd_a": sd_a, "sd_b": sd_b}
+    d_av = mean / sd_av
+    ratio = sd_d / sd_av
+    ci = (d_z_interval[0] * ratio, d_z_interval[1] * ratio)  # NaN with d_z's: it rests on d_z's
+    j = hedges_j(n - 1)
+    return {
+        "d_av": d_av,
+        "d_av_ci": ci,
+        "g_av": d_av * j,
+        "g_av_ci": (ci[0] * j, ci[1] * j),
+        "sd_a": sd_a,
+        "sd_b": sd_b,
+    }
 
 
 # --------------------------------------------------------------------------- ANOVA
@@ -198,7 +260,8 @@ class FriedmanPair:
 
 @dataclass(frozen=True)
 class Friedman:
-    """Friedman's rank test of k systems over n topics with Nemenyi's all-pairs post-hoc test."""
+    """Friedman's rank test of k systems over n topics with Nemenyi's all-pairs post-hoc test, and
+    Kendall's W, how far the topics agree in ranking the systems (0: no agreement, 1: all alike)."""
 
     runs: tuple[str, ...]
     mean_ranks: tuple[float, ...]
@@ -206,6 +269,7 @@ class Friedman:
     df: int
     p: float
     pairs: list[FriedmanPair]
+    kendall_w: float = float("nan")
 
 
 def friedman_test(scores: np.ndarray, runs: tuple[str, ...], *, alpha: float = 0.05) -> Friedman:
@@ -215,6 +279,11 @@ def friedman_test(scores: np.ndarray, runs: tuple[str, ...], *, alpha: float = 0
     ``friedmanchisquare`` (with its tie correction). Two runs differ when
     |R̄_a − R̄_b| / sqrt(k(k + 1)/(6n)) exceeds q_α/√2 with q the studentized range of k means on
     infinite df: p = P(Q_{k,∞} >= √2 · |R̄_a − R̄_b| / sqrt(k(k + 1)/(6n))). Needs k >= 3 runs.
+
+    Kendall's coefficient of concordance (Kendall & Babington Smith 1939) of the n topics ranking
+    the k runs is W = χ²_F / (n(k − 1)), with the same tie correction as χ²_F, i.e.
+    W = 12 S / (n²(k³ − k) − n Σ(t³ − t)), S the squared deviations of the rank sums from n(k + 1)/2
+    and t the sizes of the tie groups within each topic.
     """
     from scipy import stats
 
@@ -232,6 +301,13 @@ def friedman_test(scores: np.ndarray, runs: tuple[str, ...], *, alpha: float = 0
         z = abs(diff) / scale
         p = float(stats.studentized_range.sf(math.sqrt(2.0) * z, k, np.inf))
         pairs.append(FriedmanPair(runs[i], runs[j], diff, z, p, p < alpha))
+    chi2 = float(res.statistic)
     return Friedman(
-        runs, tuple(float(r) for r in mean_ranks), float(res.statistic), k - 1, float(res.pvalue), pairs
+        runs,
+        tuple(float(r) for r in mean_ranks),
+        chi2,
+        k - 1,
+        float(res.pvalue),
+        pairs,
+        kendall_w=chi2 / (n * (k - 1)) if math.isfinite(chi2) else float("nan"),
     )

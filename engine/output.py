@@ -247,6 +247,7 @@ def comparison_dict(
             "chi2": num(c.friedman.chi2),
             "df": c.friedman.df,
             "p": num(c.friedman.p),
+            "kendall_w": num(c.friedman.kendall_w),
             "mean_ranks": {r: num(v) for r, v in zip(c.friedman.runs, c.friedman.mean_ranks, strict=True)},
             "nemenyi": [
                 {
@@ -266,11 +267,13 @@ def comparison_dict(
                 "mse": num(t.mse),
                 "df": t.df,
                 "trials": t.trials,
+                **({"q_crit": num(t.q_crit), "confidence": t.confidence} if t.simultaneous else {}),
                 "pairs": [
                     {
                         "a": q.a,
                         "b": q.b,
                         "diff": num(q.diff),
+                        **({"ci": [num(q.ci[0]), num(q.ci[1])]} if t.simultaneous else {}),
                         "statistic": num(q.statistic),
                         "p": num(q.p),
                         "significant": q.significant,
@@ -302,8 +305,20 @@ def comparison_dict(
 
 
 def _ranking_dict(r: RankCorrelation, num: Any) -> dict[str, Any]:
-    """Spearman, τ_AP,b, RBO and swap rates of one correlation (engine.ranking_agreement)."""
-    out: dict[str, Any] = {"spearman": num(r.spearman), "tau_ap_b": num(r.tau_ap_b)}
+    """The intervals of τ-b and τ_AP, Spearman, τ_AP,b, RBO and swap rates of one correlation
+    (engine.ranking_bootstrap, engine.ranking_agreement)."""
+    out: dict[str, Any] = {}
+    if r.ci is not None:
+        out["tau_b_ci"] = [num(r.ci.tau_b[0]), num(r.ci.tau_b[1])]
+        out["tau_ap_ci"] = [num(r.ci.tau_ap[0]), num(r.ci.tau_ap[1])]
+        out["bootstrap"] = {
+            "method": "percentile",
+            "resamples": r.ci.resamples,
+            "confidence": r.ci.confidence,
+            "paired": r.ci.paired,
+            "undefined": r.ci.undefined,
+        }
+    out |= {"spearman": num(r.spearman), "tau_ap_b": num(r.tau_ap_b)}
     if r.rbo is not None:
         out["rbo"] = {
             "p": r.rbo.p,
@@ -330,6 +345,12 @@ def _effect_dict(e: EffectSize, num: Any) -> dict[str, Any]:
         "mean_ci": [num(e.mean_ci[0]), num(e.mean_ci[1])],
         "d_z": num(e.d_z),
         "d_z_ci": [num(e.d_z_ci[0]), num(e.d_z_ci[1])],
+        "d_av": num(e.d_av),
+        "d_av_ci": [num(e.d_av_ci[0]), num(e.d_av_ci[1])],
+        "g_av": num(e.g_av),
+        "g_av_ci": [num(e.g_av_ci[0]), num(e.g_av_ci[1])],
+        "sd_a": num(e.sd_a),
+        "sd_b": num(e.sd_b),
         "superiority": num(e.superiority),
         "superiority_ci": [num(e.superiority_ci[0]), num(e.superiority_ci[1])],
         "wins": e.wins,
@@ -382,7 +403,10 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
             )
         effect = p.get("effect")
         if effect:
-            for name, key in (("mean_t", "mean"), ("d_z", "d_z"), ("superiority", "superiority")):
+            named = ("mean_t", "mean"), ("d_z", "d_z"), ("d_av", "d_av"), ("g_av", "g_av")
+            for name, key in (*named, ("superiority", "superiority")):
+                if key not in effect:  # stored before d_av and g_av were computed
+                    continue
                 lo, hi = effect[f"{key}_ci"]
                 rows.append(
                     row("effect", a=p["a"], b=p["b"], test=name, estimate=effect[key], ci_low=lo, ci_high=hi)
@@ -395,6 +419,8 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
     friedman = data.get("friedman")
     if friedman:
         rows.append(row("friedman", test="friedman", statistic=friedman["chi2"], p=friedman["p"]))
+        if "kendall_w" in friedman:
+            rows.append(row("friedman", test="kendall_w", estimate=friedman["kendall_w"]))
         rows += [
             row(
                 "friedman",
@@ -417,6 +443,8 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
                 b=q["b"],
                 test=test,
                 estimate=q["diff"],
+                ci_low=q.get("ci", [None, None])[0],
+                ci_high=q.get("ci", [None, None])[1],
                 statistic=q["statistic"],
                 p=q["p"],
                 significant=q["significant"],
@@ -424,8 +452,19 @@ def comparison_csv_rows(data: dict[str, Any]) -> list[list[Any]]:
             for q in tk["pairs"]
         ]
     for r in data.get("correlations", []):
-        rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_b", estimate=r["tau_b"]))
-        rows.append(row("correlation", a=r["truth"], b=r["other"], test="tau_ap", estimate=r["tau_ap"]))
+        for name in ("tau_b", "tau_ap"):
+            lo, hi = r.get(f"{name}_ci", [None, None])
+            rows.append(
+                row(
+                    "correlation",
+                    a=r["truth"],
+                    b=r["other"],
+                    test=name,
+                    estimate=r[name],
+                    ci_low=lo,
+                    ci_high=hi,
+                )
+            )
         for name in ("spearman", "tau_ap_b"):
             if name in r:
                 rows.append(row("correlation", a=r["truth"], b=r["other"], test=name, estimate=r[name]))
@@ -510,30 +549,49 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
     lines += text_table(rows, "llrrlrrrl")
 
     if any(p.effect is not None for p in c.pairs):
+        effects = [(p, p.effect) for p in c.pairs if p.effect is not None]
         lines += [
             "",
-            f"effect sizes ({100 * (1 - s.alpha):g}% CIs): W/T/L = topics a wins/ties/loses; mean difference "
-            "(t CI); Cohen's d_z (noncentral t CI); P(a > b) (Wilson CI)",
+            f"effect sizes ({100 * (1 - s.alpha):g}% CIs): W/T/L = topics a wins/ties/loses; "
+            "mean difference (t CI);",
+            "  P(a > b) = (wins + ties/2)/topics (Wilson CI)",
         ]
-        rows = [["a", "b", "W/T/L", "mean", "CI", "d_z", "CI", "P(a>b)", "CI"]]
-        for p in c.pairs:
-            e = p.effect
-            if e is None:
-                continue
-            rows.append(
-                [
-                    p.a,
-                    p.b,
-                    f"{e.wins}/{e.ties}/{e.losses}",
-                    _f(e.mean),
-                    _interval(e.mean_ci),
-                    _defined(e.d_z),
-                    _interval(e.d_z_ci) if not math.isnan(e.d_z_ci[0]) else UNDEFINED,
-                    _f(e.superiority),
-                    _interval(e.superiority_ci),
-                ]
-            )
-        lines += text_table(rows, "llrrrrrrr")
+        rows = [["a", "b", "W/T/L", "mean", "CI", "P(a>b)", "CI"]]
+        rows += [
+            [
+                p.a,
+                p.b,
+                f"{e.wins}/{e.ties}/{e.losses}",
+                _f(e.mean),
+                _interval(e.mean_ci),
+                _f(e.superiority),
+                _interval(e.superiority_ci),
+            ]
+            for p, e in effects
+        ]
+        lines += text_table(rows, "llrrrrr")
+        lines += [
+            "",
+            f"standardized mean differences ({100 * (1 - s.alpha):g}% CIs; — = undefined, no spread):",
+            "  d_z = mean(d)/sd(d) (noncentral t CI); d_av = mean(d)/((sd_a + sd_b)/2) (Algina-Keselman "
+            "noncentral t CI);",
+            "  Hedges' g_av = d_av x J(topics - 1), the small-sample bias correction (CI: d_av's x J)",
+        ]
+        rows = [["a", "b", "d_z", "CI", "d_av", "CI", "Hedges' g_av", "CI"]]
+        rows += [
+            [
+                p.a,
+                p.b,
+                _defined(e.d_z),
+                _defined_interval(e.d_z_ci),
+                _defined(e.d_av),
+                _defined_interval(e.d_av_ci),
+                _defined(e.g_av),
+                _defined_interval(e.g_av_ci),
+            ]
+            for p, e in effects
+        ]
+        lines += text_table(rows, "llrrrrrr")
 
     if c.anova:
         lines += ["", "two-way ANOVA (systems x topics, topics as blocks; its residual MS is Tukey's MSE):"]
@@ -550,6 +608,8 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
             "",
             "Friedman's test over the runs' per-topic ranks (1 = best): "
             f"chi2 {fr.chi2:.4f}, df {fr.df}, p {_p(fr.p)}",
+            f"  Kendall's W {_defined(fr.kendall_w)} = chi2/(topics x (runs - 1)), how alike the topics "
+            "rank the runs (0: as at random, 1: all alike)",
             "  mean ranks: " + ", ".join(f"{r} {v:.3f}" for r, v in zip(fr.runs, fr.mean_ranks, strict=True)),
             f"Nemenyi post-hoc (family-wise; * = p < {s.alpha:g}):",
         ]
@@ -564,15 +624,18 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
     lines += [
         "",
         f"Tukey HSD over all pairs (family-wise; * = p < {s.alpha:g}): two-way ANOVA with topics as blocks",
-        f"(MSE {anova.mse:.6g}, df {anova.df}) and Sakai's randomised Tukey HSD ({rand.trials} trials)",
+        f"(MSE {anova.mse:.6g}, df {anova.df}) and Sakai's randomised Tukey HSD ({rand.trials} trials);",
+        f"simultaneous {100 * anova.confidence:g}% CIs (all cover together): "
+        f"diff +- q_crit x sqrt(MSE/topics), q_crit {_f(anova.q_crit)}",
     ]
-    rows = [["a", "b", "diff", "q", "p_anova", "", "p_rand", ""]]
+    rows = [["a", "b", "diff", "simultaneous CI", "q", "p_anova", "", "p_rand", ""]]
     for qa, qr in zip(anova.pairs, rand.pairs, strict=True):
         rows.append(
             [
                 qa.a,
                 qa.b,
                 _f(qa.diff),
+                _defined_interval(qa.ci),
                 _f(qa.statistic),
                 _p(qa.p),
                 "*" if qa.significant else "",
@@ -580,7 +643,7 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
                 "*" if qr.significant else "",
             ]
         )
-    lines += text_table(rows, "llrrrlrl")
+    lines += text_table(rows, "llrrrrlrl")
     lines.append("groups (the runs of a group do not differ significantly):")
     for tk in c.tukey:
         lines.append(f"  {tk.method + ':':<15}" + "  ".join("[" + " ".join(g) + "]" for g in tk.groups))
@@ -595,6 +658,15 @@ def comparison_text_lines(c: Comparison, info: dict[str, Any], *, per_topic: boo
                 f"  {rc.truth} vs {rc.other}: Kendall tau-b {_f(rc.tau_b)}, tau_AP {_f(rc.tau_ap)}, "
                 f"tau_AP,b {_f(rc.tau_ap_b)}, Spearman rho {_f(rc.spearman)} ({rc.runs} runs)"
             )
+            if rc.ci is not None:
+                pairing = "topics paired" if rc.ci.paired else "each ordering on its own topics"
+                lines.append(
+                    f"    bootstrap {100 * rc.ci.confidence:g}% CIs over topics (percentile, "
+                    f"{rc.ci.resamples} resamples, {pairing}, seed {s.seed}): "
+                    f"tau-b {_defined_interval(rc.ci.tau_b)}, "
+                    f"tau_AP {_defined_interval(rc.ci.tau_ap)}"
+                    + (f" ({rc.ci.undefined} resamples without a tau-b left out)" if rc.ci.undefined else "")
+                )
             if rc.rbo is not None:
                 lines.append(
                     f"    RBO (p = {rc.rbo.p:g}, ties broken by run name) "
@@ -626,6 +698,10 @@ def _defined(value: float) -> str:
 
 def _interval(ci: tuple[float, float]) -> str:
     return f"[{_f(ci[0])}, {_f(ci[1])}]"
+
+
+def _defined_interval(ci: tuple[float, float]) -> str:
+    return UNDEFINED if math.isnan(ci[0]) or math.isnan(ci[1]) else _interval(ci)
 
 
 def _g(value: float) -> str:

@@ -10,6 +10,7 @@ import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from engine.evaluate import Judgments, RunResult, evaluate_run
 from engine.measures import Measure
 from engine.measures.base import EvalOptions
 from engine.ranking_agreement import RBO, SwapRates, rbo, spearman_rho, swap_rates, tau_ap_b
+from engine.ranking_bootstrap import RankingCI, rank_correlation_ci
 from trec.runs import RankedRun
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
@@ -38,7 +40,8 @@ DECIMALS = 12
 _BATCH = 2_000_000
 # The exact test enumerates sign vectors this many at a time: about 6 MB per array at 22 topics.
 _EXACT_ROWS = 2**15
-_RANDOMIZATION, _BOOTSTRAP, _TUKEY = 0, 1, 2  # seed-stream keys: one independent stream per use
+# seed-stream keys: one independent stream per use
+_RANDOMIZATION, _BOOTSTRAP, _TUKEY, _RANK_CORRELATION = 0, 1, 2, 3
 
 
 class ComparisonError(ValueError):
@@ -346,6 +349,7 @@ class TukeyPair:
     statistic: float  # studentized range q (two-way) or the difference itself (randomised)
     p: float
     significant: bool
+    ci: tuple[float, float] = NAN2  # two-way only: Tukey's simultaneous interval of diff
 
 
 @dataclass(frozen=True)
@@ -358,6 +362,13 @@ class TukeyHSD:
     mse: float = float("nan")  # two-way only: residual mean square and its degrees of freedom
     df: int = 0
     trials: int = 0  # randomised only
+    q_crit: float = float("nan")  # two-way only: the 1 − alpha quantile of Q_{k, df}
+    confidence: float = float("nan")  # two-way only: of the simultaneous intervals
+
+    @property
+    def simultaneous(self) -> bool:
+        """Whether its pairs carry Tukey's simultaneous intervals (the two-way ANOVA form)."""
+        return self.method == "two-way ANOVA"
 
 
 def tukey_hsd_two_way(matrix: ScoreMatrix, *, alpha: float = 0.05) -> TukeyHSD:
@@ -369,6 +380,11 @@ def tukey_hsd_two_way(matrix: ScoreMatrix, *, alpha: float = 0.05) -> TukeyHSD:
     q = |mean_a − mean_b| / sqrt(MSE / n) and p = P(Q_{k, (k−1)(n−1)} >= q), the studentized
     range distribution (Sakai 2018, *Laboratory Experiments in IR*, ch. 4). With k = 2 runs this
     is exactly the paired t-test (q = √2·|t|).
+
+    Tukey's simultaneous intervals: diff ± q_crit · sqrt(MSE / n), q_crit the 1 − alpha quantile of
+    Q_{k, (k−1)(n−1)}; all of them cover their true differences together with probability
+    1 − alpha, and one excludes 0 exactly when its pair's p < alpha. With k = 2 it is the
+    paired t interval.
     """
     from scipy import stats
     from scipy.integrate import IntegrationWarning
@@ -381,21 +397,61 @@ def tukey_hsd_two_way(matrix: ScoreMatrix, *, alpha: float = 0.05) -> TukeyHSD:
     mse = float(np.sum(resid**2) / df) if df > 0 else float("nan")
     pairs = list(itertools.combinations(range(k), 2))
     diffs = np.array([means[i] - means[j] for i, j in pairs])
+    q_crit = float("nan")
     if df == 0:
         q = np.full(len(pairs), np.nan)
         p = q.copy()
+        half = float("nan")
     elif mse <= 1e-24:  # residual-free data: any difference is exact
         same = np.round(diffs, DECIMALS) == 0
         q = np.where(same, 0.0, np.inf)
         p = np.where(same, 1.0, 0.0)
+        half = 0.0
     else:
         q = np.abs(diffs) / np.sqrt(mse / n)
         with warnings.catch_warnings():
             # far in the tail the quadrature reports slow convergence; the p-value is ~0 either way
             warnings.simplefilter("ignore", IntegrationWarning)
             p = np.asarray(stats.studentized_range.sf(q, k, df), dtype=np.float64)
+            q_crit = studentized_range_quantile(alpha, k, df, known=(q, p))
+        half = q_crit * float(np.sqrt(mse / n))
     out, groups = _tukey_pairs(matrix, pairs, diffs, q, p, alpha)
-    return TukeyHSD("two-way ANOVA", out, groups, mse=mse, df=df)
+    out = [replace(t, ci=(t.diff - half, t.diff + half)) for t in out]
+    return TukeyHSD("two-way ANOVA", out, groups, mse=mse, df=df, q_crit=q_crit, confidence=1 - alpha)
+
+
+def studentized_range_quantile(
+    alpha: float, k: int, df: int, *, known: tuple[np.ndarray, np.ndarray] | None = None
+) -> float:
+    """q_crit with P(Q_{k, df} >= q_crit) = alpha, by root-finding on scipy's studentized range.
+
+    The root lies between √2·t_{1−α/2, df} (the quantile for k = 2, equal to it there) and
+    √2·t_{1−α/(k(k−1)), df} (Bonferroni over the k(k − 1)/2 pairs bounds Tukey's from above);
+    ``known`` (q values and their p) narrows the bracket for free. A few evaluations of the
+    survival function where ``studentized_range.ppf`` takes several times as long.
+    """
+    from scipy import optimize, stats
+    from scipy.integrate import IntegrationWarning
+
+    low = float(np.sqrt(2.0) * stats.t.ppf(1 - alpha / 2, df))
+    if k == 2:
+        return low
+    high = float(np.sqrt(2.0) * stats.t.ppf(1 - alpha / (k * (k - 1)), df))
+    if known is not None:
+        q, p = (np.asarray(v, dtype=np.float64) for v in known)
+        ok = np.isfinite(q) & np.isfinite(p)
+        low = max([low, *q[ok & (p > alpha)].tolist()])
+        high = min([high, *q[ok & (p < alpha)].tolist()])
+
+    def gap(x: float) -> float:
+        return float(stats.studentized_range.sf(x, k, df)) - alpha
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IntegrationWarning)
+        try:
+            return float(optimize.brentq(gap, low, high, xtol=1e-12, rtol=1e-12))
+        except ValueError:  # the quadrature's noise at a bracket's end: scipy's own inversion
+            return float(stats.studentized_range.ppf(1 - alpha, k, df))
 
 
 def tukey_hsd_randomised(
@@ -529,18 +585,45 @@ class RankCorrelation:
     tau_ap_b: float = float("nan")  # Urbano & Marrero's symmetric τ_AP for rankings with ties
     rbo: RBO | None = None  # rank-biased overlap, p = RBO_P, ties broken by run name
     swaps: SwapRates | None = None
+    ci: RankingCI | None = None  # bootstrap intervals of tau_b and tau_ap over topics
 
 
 def rank_correlation(
-    truth: ScoreMatrix, other: ScoreMatrix, truth_label: str, other_label: str
+    truth: ScoreMatrix,
+    other: ScoreMatrix,
+    truth_label: str,
+    other_label: str,
+    *,
+    resamples: int = 0,
+    confidence: float = 0.95,
+    rng: np.random.Generator | None = None,
 ) -> RankCorrelation:
     """τ-b, τ_AP(truth, other), Spearman's ρ, τ_AP,b, RBO and the swap rates between the runs' mean
-    scores in two matrices (same runs).
+    scores in two matrices (same runs); with ``rng`` and ``resamples``, percentile bootstrap
+    intervals of τ-b and τ_AP over the topics (:mod:`engine.ranking_bootstrap`).
 
     Means are rounded to :data:`DECIMALS` first so that float noise does not break a real tie.
+    The bootstrap is paired when both matrices hold the same topics (matched by name), else each
+    ordering is resampled from its own topics.
     """
     positions = [other.index(r) for r in truth.runs]
     x, y = np.round(truth.means, DECIMALS), np.round(other.means[positions], DECIMALS)
+    ci = None
+    if rng is not None and resamples > 0:
+        other_scores = other.scores[positions]
+        paired = set(truth.topics) == set(other.topics)
+        if paired:  # the other matrix's topics in the truth's order
+            column = {t: j for j, t in enumerate(other.topics)}
+            other_scores = other_scores[:, [column[t] for t in truth.topics]]
+        ci = rank_correlation_ci(
+            truth.scores,
+            other_scores,
+            paired=paired,
+            resamples=resamples,
+            confidence=confidence,
+            rng=rng,
+            decimals=DECIMALS,
+        )
     return RankCorrelation(
         truth_label,
         other_label,
@@ -551,6 +634,7 @@ def rank_correlation(
         tau_ap_b=tau_ap_b(x, y),
         rbo=rbo(x, y, truth.runs),
         swaps=swap_rates(x, y),
+        ci=ci,
     )
 
 
@@ -649,7 +733,8 @@ def compare_pairs(
             )
         except (ValueError, ArithmeticError):  # one pair's degenerate statistic never costs the others
             ci = NAN2
-        raw.append((i, j, results, ci, effect_size(d, 1 - settings.alpha)))
+        effect = effect_size(d, 1 - settings.alpha, a=matrix.scores[i], b=matrix.scores[j])
+        raw.append((i, j, results, ci, effect))
         if on_pair is not None:
             on_pair(f"{matrix.runs[i]} vs {matrix.runs[j]}")
     adjusted = {
@@ -718,8 +803,13 @@ def conventions(settings: CompareSettings) -> list[str]:
         f"CIs at {100 * (1 - settings.alpha):g}%: bootstrap "
         + ("BCa" if settings.ci_method == "bca" else "percentile")
         + " of the mean difference (topics resampled), t-based for the mean, noncentral t for "
-        "Cohen's d_z, Wilson for P(a > b)",
-        "effect sizes: d_z = mean(d)/sd(d) (sd with n - 1); P(a > b) = (wins + ties/2)/topics",
+        "d_z, Algina-Keselman (d_z's noncentral t bounds x sd(d)/sd_av) for d_av and Hedges' g_av, "
+        "Wilson for P(a > b); Tukey's simultaneous intervals from the studentized range; "
+        "bootstrap percentile over topics for tau-b and tau_AP",
+        "effect sizes: d_z = mean(d)/sd(d); d_av = mean(d)/((sd_a + sd_b)/2), sd_a and sd_b the two "
+        "runs' sds over the topics; Hedges' g_av = d_av x J(n - 1), J(m) = Gamma(m/2)/(sqrt(m/2) "
+        "Gamma((m - 1)/2)) (all sds with n - 1); P(a > b) = (wins + ties/2)/topics; Kendall's W = "
+        "chi2_Friedman/(n(k - 1)), tie-corrected as chi2",
     ]
 
 
@@ -788,9 +878,17 @@ def compare_runs(
     results = [evaluate_run(judgments, run, measures, options) for run in runs]
     matrix = score_matrix(results, name)
     correlations = []
+
+    def bootstrap(kind: int) -> dict[str, Any]:
+        # one stream per kind of correlation: its interval does not depend on the other being asked
+        rng = np.random.default_rng([settings.seed, _RANK_CORRELATION, kind])
+        return {"resamples": settings.resamples, "confidence": 1 - settings.alpha, "rng": rng}
+
     if other_measure is not None:
         other_name = other_measure.measure_name()
-        correlations.append(rank_correlation(matrix, score_matrix(results, other_name), name, other_name))
+        correlations.append(
+            rank_correlation(matrix, score_matrix(results, other_name), name, other_name, **bootstrap(0))
+        )
     if other_judgments is not None:
         other_results = [evaluate_run(other_judgments, run, [measure], options) for run in runs]
         correlations.append(
@@ -799,6 +897,7 @@ def compare_runs(
                 score_matrix(other_results, name),
                 f"{name} ({judgments.qrels.path})",
                 f"{name} ({other_judgments.qrels.path})",
+                **bootstrap(1),
             )
         )
     return replace(compare_matrix(matrix, settings, on_pair), correlations=correlations)

@@ -69,8 +69,9 @@ class ComparisonResults:
         return out
 
     def effects(self) -> dict[tuple[str, str], dict[str, Any]]:
-        """``{(a, b): effect sizes}``: mean with its t CI, Cohen's d_z with its noncentral-t CI, the
-        probability of superiority with its Wilson CI, wins/ties/losses (as the JSON's ``effect``)."""
+        """``{(a, b): effect sizes}``: mean with its t CI, d_z with its noncentral-t CI, d_av and
+        Hedges' g_av with Algina & Keselman's CI, the probability of superiority with its Wilson CI,
+        wins/ties/losses (as the JSON's ``effect``)."""
         return {(p["a"], p["b"]): p["effect"] for p in self.to_dict()["pairs"] if "effect" in p}
 
     def anova(self) -> list[dict[str, Any]]:
@@ -78,7 +79,8 @@ class ComparisonResults:
         return list(self.to_dict()["anova"])
 
     def friedman(self) -> dict[str, Any] | None:
-        """Friedman's test (chi2, df, p, mean ranks) with Nemenyi's pairs; None below three runs."""
+        """Friedman's test (chi2, df, p, Kendall's W, mean ranks) with Nemenyi's pairs; None below
+        three runs."""
         result = self.to_dict()["friedman"]
         return dict(result) if result is not None else None
 

@@ -166,11 +166,47 @@ def test_significance_matrix_in_the_browser(page: Page, log_in: LogIn) -> None:
     assert rows.first.locator("td[data-direction]").all_inner_texts()[0].startswith("▲")
     # below the matrix: effect sizes for the 6 pairs, the ANOVA table, Friedman/Nemenyi, conventions
     expect(page.locator("#effect-sizes tbody tr")).to_have_count(6)
+    expect(page.locator("#standardized-effects tbody tr")).to_have_count(6)
+    expect(page.locator("#standardized-effects thead")).to_contain_text("Hedges' gav")
+    expect(page.locator("#kendall-w")).to_have_text(f"{_kendall_w_of_map():.3f}")
     expect(page.locator("#anova tbody tr")).to_have_count(4)
     expect(page.locator("#nemenyi tbody tr")).to_have_count(6)
     expect(page.locator("#conventions")).to_contain_text("two-sided")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "significance.png"), full_page=True)
+    for width, height in ((1366, 900), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(SHOTS / f"significance-top-{width}.png"))
+        page.locator("#standardized-effects").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"significance-effects-{width}.png"))
+        page.locator("#friedman-summary").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"significance-friedman-{width}.png"))
+        # the wide tables scroll inside their box; nothing else of the page is wider than the screen
+        # (the site header's own width is the base template's)
+        wide = page.evaluate(
+            "Array.from(document.querySelectorAll('main *'))"
+            f".filter((e) => e.getBoundingClientRect().right > {width + 1} && !e.closest('.scroll-x'))"
+            ".map((e) => e.tagName + '#' + e.id + '.' + e.className)"
+        )
+        assert wide == []
+
+
+def _kendall_w_of_map() -> float:
+    """Kendall's W of the demo runs on map, through the engine: χ²_F / (topics × (runs − 1))."""
+    from scipy import stats
+
+    scores = list(engine_per_topic("map").values())
+    return float(stats.friedmanchisquare(*scores).statistic) / (TOPICS * (len(scores) - 1))
+
+
+def engine_per_topic(measure: str) -> dict[str, list[float]]:
+    """``measure`` per topic of each demo run through the engine, on the demo files."""
+    from trec import read_qrels
+
+    judgments = Judgments(read_qrels(demo_dir() / "qrels.txt"))
+    ms = parse_measures([measure])
+    return {r.name: list(evaluate_run(judgments, r, ms).per_topic[measure]) for r in demo_runs()}
 
 
 def test_the_page_follows_a_queued_evaluation_until_it_ends(

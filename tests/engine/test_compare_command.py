@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -365,13 +366,105 @@ def test_a_constant_non_zero_difference_prints_d_z_undefined_and_every_other_pai
     files["E"].write_text("".join(lines))
     out, _ = compare(files, "-m", "map", "--permutations", "200", "--bootstrap", "200", runs="ACE")
     effects = out.split("effect sizes")[1].split("\n\n")[0].splitlines()
-    rows = {tuple(line.split()[:2]): line.split() for line in effects[2:]}
+    rows = {tuple(line.split()[:2]): line.split() for line in effects[3:]}
     assert set(rows) == {("A", "C"), ("A", "E"), ("C", "E")}
-    # columns: a b W/T/L mean [lo, hi] d_z CI ...: d_z and its CI undefined, as for sd = 0
-    assert rows[("A", "E")][6:8] == ["—", "—"]
-    assert rows[("A", "E")][3] == "0.8000"
-    assert rows[("C", "E")][6] == "2.0083"
+    assert rows[("A", "E")][3] == "0.8000"  # columns: a b W/T/L mean ...
+    standardized = out.split("standardized mean differences")[1].split("\n\n")[0].splitlines()
+    rows = {tuple(line.split()[:2]): line.split() for line in standardized[4:]}
+    assert set(rows) == {("A", "C"), ("A", "E"), ("C", "E")}
+    # columns: a b d_z CI d_av CI g_av CI: d_z and its CI undefined, as for sd = 0, and so is d_av
+    # (A and E are constant over the topics)
+    assert rows[("A", "E")][2:] == ["—"] * 6
+    assert rows[("C", "E")][2] == "2.0083"
     data = compare_json(files, "-m", "map", "--permutations", "200", "--bootstrap", "200", runs="ACE")
     effect = {(p["a"], p["b"]): p["effect"] for p in data["pairs"]}
     assert effect[("A", "E")]["d_z"] is None and effect[("A", "E")]["d_z_ci"] == [None, None]
     assert effect[("A", "C")]["d_z"] is not None
+
+
+def test_named_effect_sizes_tukey_intervals_and_kendalls_w_in_json_csv_and_text(
+    files: dict[str, Path],
+) -> None:
+    from scipy import stats
+
+    doc = compare_json(files, "-m", "map", "--permutations", "200", "--bootstrap", "200")
+    effect = {(p["a"], p["b"]): p["effect"] for p in doc["pairs"]}
+    # A − C = (0, 0, 0, .5, .5, .5): mean .25, sd(d) = √(6 · .25²/5) = √.075; A is constant (sd 0)
+    # and C spreads as d does, so sd_av = √.075 / 2 and d_av = 2 d_z
+    ac = effect[("A", "C")]
+    assert ac["d_z"] == pytest.approx(0.25 / 0.075**0.5, abs=1e-12)
+    assert (ac["sd_a"], ac["sd_b"]) == (0.0, pytest.approx(0.075**0.5, abs=1e-15))
+    assert ac["d_av"] == pytest.approx(2 * ac["d_z"], abs=1e-12)
+    # Hedges' J(5) = Γ(5/2) / (√(5/2) · Γ(2)) = (3√π/4) / √2.5 = 0.8408, 6 topics
+    assert ac["g_av"] == pytest.approx(ac["d_av"] * (3 * math.sqrt(math.pi) / 4) / math.sqrt(2.5), abs=1e-12)
+    assert ac["d_av_ci"] == pytest.approx([2 * x for x in ac["d_z_ci"]], abs=1e-12)
+    assert effect[("A", "B")]["d_av"] is None  # A and B both constant: nothing to standardize by
+    # Kendall's W: rank sums A 7.5, B 16.5, C 12 around 12: S = 40.5; each topic ties two runs
+    # (Σ(t³ − t) = 6 per topic): W = 12 · 40.5 / (6² · 24 − 6 · 36) = 0.75
+    assert doc["friedman"]["kendall_w"] == pytest.approx(0.75, abs=1e-12)
+    anova = next(t for t in doc["tukey"] if t["method"] == "two-way ANOVA")
+    assert anova["q_crit"] == pytest.approx(stats.studentized_range.ppf(0.95, 3, 10), abs=1e-8)
+    half = anova["q_crit"] * (anova["mse"] / 6) ** 0.5
+    for q in anova["pairs"]:
+        assert q["ci"] == pytest.approx([q["diff"] - half, q["diff"] + half], abs=1e-12)
+    assert all("ci" not in q for t in doc["tukey"] if t["method"] == "randomised" for q in t["pairs"])
+
+    out, _ = compare(files, "-m", "map", "--format=csv", "--permutations", "200", "--bootstrap", "200")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    d_av = next(r for r in rows if r["section"] == "effect" and r["test"] == "d_av" and r["b"] == "C")
+    assert float(d_av["estimate"]) == pytest.approx(ac["d_av"], abs=1e-12)
+    assert float(d_av["ci_low"]) == pytest.approx(ac["d_av_ci"][0], abs=1e-12)
+    assert {r["test"] for r in rows if r["section"] == "effect"} >= {"d_z", "d_av", "g_av", "mean_t"}
+    w = next(r for r in rows if r["section"] == "friedman" and r["test"] == "kendall_w")
+    assert float(w["estimate"]) == pytest.approx(0.75)
+    tukey = [r for r in rows if r["test"] == "tukey_anova"]
+    assert len(tukey) == 3 and all(r["ci_low"] and r["ci_high"] for r in tukey)
+
+    text, _ = compare(files, "-m", "map", "--permutations", "200", "--bootstrap", "200")
+    assert "standardized mean differences" in text and "Hedges' g_av" in text and "d_av" in text
+    assert "Kendall's W 0.7500" in text
+    assert "simultaneous 95% CIs" in text and f"q_crit {anova['q_crit']:.4f}" in text
+    assert "Cohen's d for paired data" not in text
+
+
+def test_rank_correlations_carry_seeded_bootstrap_intervals(files: dict[str, Path]) -> None:
+    args = ("-m", "map", "--compare-qrels", str(files["swapped"]), "--bootstrap", "300")
+    doc = compare_json(files, *args, "--seed", "4")
+    (c,) = doc["correlations"]
+    # every resample of the topics keeps the two orderings reversed (or tied alike in both)
+    assert c["tau_b_ci"] == [-1.0, -1.0]
+    assert c["bootstrap"] == {
+        "method": "percentile",
+        "resamples": 300,
+        "confidence": 0.95,
+        "paired": True,
+        "undefined": 0,
+    }
+    assert compare_json(files, *args, "--seed", "4")["correlations"] == doc["correlations"]
+    out, _ = compare(files, *args, "--format=csv")
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["section"] == "correlation"]
+    tau_b = next(r for r in rows if r["test"] == "tau_b")
+    assert (float(tau_b["ci_low"]), float(tau_b["ci_high"])) == (-1.0, -1.0)
+    text, _ = compare(files, *args)
+    assert "bootstrap 95% CIs over topics (percentile, 300 resamples, topics paired, seed 0)" in text
+    assert "tau-b [-1.0000, -1.0000]" in text
+
+
+def test_a_comparison_stored_before_the_named_effect_sizes_still_renders_as_csv(
+    files: dict[str, Path],
+) -> None:
+    from engine.output import comparison_csv
+
+    doc = compare_json(files, "-m", "map", "--permutations", "200", "--bootstrap", "200")
+    for p in doc["pairs"]:
+        for key in ("d_av", "d_av_ci", "g_av", "g_av_ci", "sd_a", "sd_b"):
+            del p["effect"][key]
+    del doc["friedman"]["kendall_w"]
+    for t in doc["tukey"]:
+        for q in t["pairs"]:
+            q.pop("ci", None)
+    rows = list(csv.DictReader(io.StringIO(comparison_csv(doc))))
+    tests = {r["test"] for r in rows if r["section"] == "effect"}
+    assert tests == {"mean_t", "d_z", "superiority", "wins", "ties", "losses"}
+    assert not any(r["test"] == "kendall_w" for r in rows)
+    assert all(r["ci_low"] == "" for r in rows if r["test"] == "tukey_anova")

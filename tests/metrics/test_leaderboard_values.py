@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.template.defaultfilters import floatformat
 from django.test import Client
 from django.urls import reverse
 
 from campaigns.errors import CampaignDataError
 from campaigns.models import Campaign
+from engine.effects import friedman_test
 from engine.evaluate import Judgments, evaluate_run
 from engine.names import parse_measures
 from engine.significance import CompareSettings, compare_pairs, score_matrix
@@ -220,6 +222,18 @@ def test_significance_matrix_equals_metrics_significance(
         e = pair.effect
         assert e is not None
         assert f"<td>{e.wins}/{e.ties}/{e.losses}</td>" in body
+    # the standardized mean differences by their names, and Kendall's W beside Friedman
+    standardized = body.split('id="standardized-effects"')[1].split("</table>")[0]
+    for label in ("d<sub>z</sub>", "d<sub>av</sub>", "Hedges' g<sub>av</sub>"):
+        assert f"<th>{label}</th>" in standardized
+    for pair in expected:
+        e = pair.effect
+        assert e is not None and np.isfinite(e.d_av)
+        assert f"<td>{floatformat(e.d_av, 3)}</td>" in standardized
+        assert f"<td>{floatformat(e.g_av, 3)}</td>" in standardized
+        assert f"[{floatformat(e.d_av_ci[0], 3)}, {floatformat(e.d_av_ci[1], 3)}]" in standardized
+    w = friedman_test(score_matrix(results, "map").scores, ("",) * len(results)).kendall_w
+    assert f'<span id="kendall-w">{floatformat(w, 3)}</span>' in body
     assert "every paired test is two-sided" in body
 
 
@@ -317,8 +331,10 @@ def test_the_page_csv_is_what_manage_py_compare_writes_for_the_same_comparison(
     lines = out.getvalue().splitlines(keepends=True)
     printed = "".join(line for line in lines if line.split(",")[0] not in ("tukey", "correlation"))
     assert any(line.startswith("tukey,") for line in lines)
-    assert page.count("\npair,") == 6 and page.count("\neffect,") == 6 * 6 and page == printed
+    # effect rows per pair: mean_t, d_z, d_av, g_av, superiority, wins, ties, losses
+    assert page.count("\npair,") == 6 and page.count("\neffect,") == 6 * 8 and page == printed
     assert "\nanova,,,,systems," in page and "\nfriedman,,,,friedman," in page
+    assert "\nfriedman,,,,kendall_w," in page
 
 
 def test_the_page_takes_the_zero_method_the_interval_and_by_as_the_command_does(
