@@ -15,7 +15,8 @@ def conventions(
     if scale is None:
         weights = (
             "weighted kappa, AC2 and ordinal alpha weigh grades by their POSITION among the grades "
-            "seen (per pair, or over all assessors), not by their value: with grades {0,1,3} the "
+            "seen in each table (a topic's own grades per topic, the pair's over all topics, every grade "
+            "given for the group), not by their value: with grades {0,1,3} the "
             "distance 0-1 counts as much as 1-3 (docs/agreement.md#weighted-kappa: linear kappa 0.5294 "
             "there, 0.5205 with --scale 0,1,2,3); "
             "give --scale to weigh by the whole scale"
