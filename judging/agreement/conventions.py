@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judging.agreement.inference import PARADOX_PREVALENCE
+from judging.agreement.inference import PARADOX_KAPPA, PARADOX_P_E, PARADOX_P_O
 
 
 def conventions(
@@ -52,7 +52,9 @@ def conventions(
             else "no bootstrap (--bootstrap B resamples topics for percentile CIs, Krippendorff alpha's "
             "only CI)"
         ),
-        "paradox": f"kappa paradox (Feinstein & Cicchetti 1990): flagged when |prevalence index| > "
-        f"{PARADOX_PREVALENCE:g} on the binarized table; then read AC1 and PABAK beside kappa",
+        "paradox": f"kappa paradox (Feinstein & Cicchetti 1990): flagged when P_o >= {PARADOX_P_O:g}, "
+        f"kappa < {PARADOX_KAPPA:g} and P_e >= {PARADOX_P_E:g} (high agreement, low kappa, because skewed "
+        "prevalence makes chance agreement high), for a pair's Cohen kappa, the group's Fleiss kappa and the "
+        "binarized table's kappa; then read AC1 and PABAK beside kappa",
         "undefined": "nan / null / — = undefined (no shared item, or P_e = 1: a single category)",
     }
