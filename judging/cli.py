@@ -30,6 +30,8 @@ AGREEMENT_HELP = (
     "Agreement between assessors' qrels files, no database: Cohen's, weighted and pooled kappa, "
     "Krippendorff's alpha, Gwet's AC1, Voorhees overlap per pair (and Fleiss' kappa for three or more), "
     "per topic and pooled over topics; with --runs, how much the system rankings change. "
+    "The report leads with a summary table: per pair and for the group, kappa, linear-weighted kappa, "
+    "AC1 and ordinal alpha with CIs, and the kappa-paradox flag. "
     "Example: manage.py agreement alice.qrels bob.qrels --runs runs/*.run --bootstrap 1000. "
     "Conventions (printed with the results, 'conventions' in JSON; docs/agreement.md): weights by grade "
     "position among the grades seen unless --scale; negative grades = not judged; items judged by one "
