@@ -15,10 +15,13 @@ from judging.agreement import (
     DEFAULT_MEASURES,
     AgreementReport,
     Pooled,
+    SummaryStat,
     TableAgreement,
     agreement_report,
     report_as_dict,
+    summary_rows,
 )
+from judging.agreement.inference import PARADOX_KAPPA, PARADOX_P_E, PARADOX_P_O
 from trec import FormatError, Qrels, read_qrels, read_run
 from trec.cli import UsageError, run_command, text_table
 from trec.progress import TextOut
@@ -27,6 +30,8 @@ AGREEMENT_HELP = (
     "Agreement between assessors' qrels files, no database: Cohen's, weighted and pooled kappa, "
     "Krippendorff's alpha, Gwet's AC1, Voorhees overlap per pair (and Fleiss' kappa for three or more), "
     "per topic and pooled over topics; with --runs, how much the system rankings change. "
+    "The report leads with a summary table: per pair and for the group, kappa, linear-weighted kappa, "
+    "AC1 and ordinal alpha with CIs, and the kappa-paradox flag. "
     "Example: manage.py agreement alice.qrels bob.qrels --runs runs/*.run --bootstrap 1000. "
     "Conventions (printed with the results, 'conventions' in JSON; docs/agreement.md): weights by grade "
     "position among the grades seen unless --scale; negative grades = not judged; items judged by one "
@@ -229,6 +234,7 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
         f"negative grades: {negative}; binarized statistics and overlap: relevant = grade >= "
         f"{report.threshold}; nan = undefined (no shared item, or P_e = 1: a single category)",
     ]
+    lines += _summary_lines(report, f, pct)
     if report.bootstrap is not None:
         b = report.bootstrap
         lines.append(f"bootstrap: {b.resamples} resamples of the topics, seed {b.seed}, percentile {pct} CIs")
@@ -365,6 +371,46 @@ def text_lines(report: AgreementReport, *, per_topic: bool = False, digits: int 
                 rows.append([m, r, *(f(s.means[a][m].get(r, math.nan)) for a in report.assessors)])
         lines += text_table(rows, "ll" + "r" * len(report.assessors))
     return lines
+
+
+def _summary_lines(report: AgreementReport, f: Any, pct: str) -> list[str]:
+    """The summary table every report leads with (:mod:`judging.agreement.summary_table`)."""
+
+    def cell(s: SummaryStat) -> str:
+        if math.isnan(s.ci_low) or math.isnan(s.ci_high):
+            return f(s.value)
+        return f"{f(s.value)} [{f(s.ci_low)}, {f(s.ci_high)}]"
+
+    rows = [
+        ["a", "b", "items", "P_o", "kappa", "weighted kappa (linear)", "AC1", "alpha (ordinal)", "paradox"]
+    ]
+    for r in summary_rows(report):
+        paradox = ", ".join(
+            "kappa" if w == "kappa" else f"binarized at {report.threshold}" for w in r.paradox
+        )
+        rows.append(
+            [
+                r.a,
+                r.b,
+                str(r.items),
+                f(r.p_o),
+                cell(r.kappa),
+                cell(r.weighted_kappa),
+                cell(r.ac1),
+                cell(r.alpha),
+                paradox or "no",
+            ]
+        )
+    alpha = "alpha: topic bootstrap" if report.bootstrap is not None else "alpha: no CI without --bootstrap"
+    return [
+        "",
+        f"summary ({pct} CIs; pairs: Cohen kappa and linear-weighted kappa, asymptotic, Fleiss, Cohen & "
+        "Everitt 1969; AC1 Gwet 2014; all: Fleiss kappa, weighted Fleiss kappa and AC1 with missing "
+        f"ratings kept (Gwet 2014) on the items judged by two or more; {alpha}; paradox: P_o >= "
+        f"{PARADOX_P_O:g}, kappa < {PARADOX_KAPPA:g}, P_e >= {PARADOX_P_E:g}):",
+        *text_table(rows, "llrrrrrrl"),
+        "",
+    ]
 
 
 def _convention_lines(report: AgreementReport) -> list[str]:

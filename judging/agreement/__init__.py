@@ -11,7 +11,8 @@
 - :mod:`~judging.agreement.report`: per pair and per group, per topic, the three pooled readings
   and the topic bootstrap;
 - :mod:`~judging.agreement.systems`: system rankings under each assessor (τ-b, τ_AP);
-- :mod:`~judging.agreement.summary`: the whole report and its JSON form.
+- :mod:`~judging.agreement.summary`: the whole report and its JSON form;
+- :mod:`~judging.agreement.summary_table`: the summary table every report leads with.
 """
 
 from judging.agreement.conventions import conventions
@@ -61,6 +62,7 @@ from judging.agreement.report import (
     pair_agreement,
 )
 from judging.agreement.summary import AgreementReport, BootstrapSettings, agreement_report, report_as_dict
+from judging.agreement.summary_table import SummaryRow, SummaryStat, summary_dict, summary_rows
 from judging.agreement.systems import DEFAULT_MEASURES, SystemCorrelation, SystemRankings, system_rankings
 from judging.agreement.tables import (
     Binary,
@@ -109,6 +111,8 @@ __all__ = [
     "Pooled",
     "Prevalence",
     "Ratings",
+    "SummaryRow",
+    "SummaryStat",
     "SystemCorrelation",
     "SystemRankings",
     "TableAgreement",
@@ -144,6 +148,8 @@ __all__ = [
     "prevalence",
     "rating_counts",
     "report_as_dict",
+    "summary_dict",
+    "summary_rows",
     "system_rankings",
     "table_agreement",
     "table_agreements",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judging.agreement.inference import PARADOX_PREVALENCE
+from judging.agreement.inference import PARADOX_KAPPA, PARADOX_P_E, PARADOX_P_O
 
 
 def conventions(
@@ -15,7 +15,8 @@ def conventions(
     if scale is None:
         weights = (
             "weighted kappa, AC2 and ordinal alpha weigh grades by their POSITION among the grades "
-            "seen (per pair, or over all assessors), not by their value: with grades {0,1,3} the "
+            "seen in each table (a topic's own grades per topic, the pair's over all topics, every grade "
+            "given for the group), not by their value: with grades {0,1,3} the "
             "distance 0-1 counts as much as 1-3 (docs/agreement.md#weighted-kappa: linear kappa 0.5294 "
             "there, 0.5205 with --scale 0,1,2,3); "
             "give --scale to weigh by the whole scale"
@@ -51,7 +52,9 @@ def conventions(
             else "no bootstrap (--bootstrap B resamples topics for percentile CIs, Krippendorff alpha's "
             "only CI)"
         ),
-        "paradox": f"kappa paradox (Feinstein & Cicchetti 1990): flagged when |prevalence index| > "
-        f"{PARADOX_PREVALENCE:g} on the binarized table; then read AC1 and PABAK beside kappa",
+        "paradox": f"kappa paradox (Feinstein & Cicchetti 1990): flagged when P_o >= {PARADOX_P_O:g}, "
+        f"kappa < {PARADOX_KAPPA:g} and P_e >= {PARADOX_P_E:g} (high agreement, low kappa, because skewed "
+        "prevalence makes chance agreement high), for a pair's Cohen kappa, the group's Fleiss kappa and the "
+        "binarized table's kappa; then read AC1 and PABAK beside kappa",
         "undefined": "nan / null / — = undefined (no shared item, or P_e = 1: a single category)",
     }

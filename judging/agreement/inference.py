@@ -22,9 +22,26 @@ import numpy as np
 from judging.agreement.tables import _ULPS, _cohen_parts, _corrected, _table, _wald, _z, agreement_weights
 
 CHANCE = ("fleiss", "ac1")
-# |prevalence index| above this: κ is depressed by the rare category (the κ paradox); the report
-# then flags κ and shows AC1 and PABAK beside it. 0.5 = one category holds ≥ 75 % of agreements.
-PARADOX_PREVALENCE = 0.5
+# The κ paradox (Feinstein & Cicchetti 1990): high observed agreement, low κ, because chance
+# agreement is high (skewed prevalence). Flagged when all three hold (docs/agreement.md,
+# "The kappa paradox flag"):
+PARADOX_P_O = 0.8  # the assessors agree on at least four items in five...
+PARADOX_KAPPA = 0.6  # ...yet κ is below "substantial" (Landis & Koch 1977: 0.61–0.80)...
+PARADOX_P_E = 0.625  # ...because P_e is at least that of two assessors with 3/4 in one class: 0.75² + 0.25²
+
+
+def kappa_paradox(p_o: float, p_e: float) -> bool:
+    """The κ paradox flag of a chance-corrected coefficient with observed agreement ``p_o`` and
+    chance agreement ``p_e``: P_o ≥ 0.8, κ = (P_o − P_e)/(1 − P_e) < 0.6 and P_e ≥ 0.625.
+
+    False when κ is undefined (NaN parts, P_e = 1). Applies to any of the κ family: Cohen's κ of a
+    pair (P_e from each assessor's marginals), Fleiss' κ of the group (pooled shares), the
+    binarized table's κ.
+    """
+    if not (np.isfinite(p_o) and np.isfinite(p_e)) or 1.0 - p_e < 1e-12:
+        return False
+    kappa = (p_o - p_e) / (1.0 - p_e)
+    return bool(p_o >= PARADOX_P_O and kappa < PARADOX_KAPPA and p_e >= PARADOX_P_E)
 
 
 class Estimate(NamedTuple):
@@ -36,6 +53,8 @@ class Estimate(NamedTuple):
     ci_high: float
     items: int
     method: str
+    p_o: float = float("nan")  # observed agreement P_a (weighted when the coefficient is)
+    p_e: float = float("nan")  # chance agreement P_e
 
 
 class NullTest(NamedTuple):
@@ -53,7 +72,7 @@ class Prevalence(NamedTuple):
 
     prevalence index = (a_rel − d_notrel)/n with a_rel both relevant and d_notrel both not
     relevant, bias index = (b − c)/n (A said relevant, B not, minus the converse); PABAK = 2P_o − 1.
-    ``paradox``: |prevalence index| > :data:`PARADOX_PREVALENCE`.
+    ``paradox``: :func:`kappa_paradox` of the table's Cohen's κ (P_o ≥ 0.8, κ < 0.6, P_e ≥ 0.625).
     """
 
     prevalence_index: float
@@ -126,7 +145,7 @@ def gwet_raw(
     pi = (c / r[:, None]).mean(axis=0)
     pe, v = _chance_terms(pi, w, kind)
     if not np.isfinite(pe) or 1.0 - pe < 1e-12:
-        return Estimate(nan, nan, nan, nan, n2, method)
+        return Estimate(nan, nan, nan, nan, n2, method, pa, pe)
     value = (pa - pe) / (1.0 - pe)
     k_i = (n / n2) * (pa_i - pe * two) / (1.0 - pe)
     pe_i = (c @ v) / r
@@ -140,7 +159,7 @@ def gwet_raw(
     # Fleiss' κ cannot fall below −1/(m − 1) with m raters per item (Fleiss 1971); with varying
     # numbers the fewest raters give the loosest bound. AC1/AC2: −1.
     low = -1.0 / (float(r[two].min()) - 1.0) if kind == "fleiss" else -1.0
-    return Estimate(float(value), se, *_wald(float(value), se, z, low), n2, method)
+    return Estimate(float(value), se, *_wald(float(value), se, z, low), n2, method, pa, pe)
 
 
 def units_of_table(table: np.ndarray | Sequence[Sequence[int]]) -> np.ndarray:
@@ -243,7 +262,8 @@ def prevalence(table: np.ndarray | Sequence[Sequence[int]]) -> Prevalence:
         return Prevalence(nan, nan, nan, False)
     pi = float((t[1, 1] - t[0, 0]) / n)
     bi = float((t[1, 0] - t[0, 1]) / n)
-    return Prevalence(pi, bi, pabak(t), abs(pi) > PARADOX_PREVALENCE)
+    p_o, p_e, _ = _cohen_parts(t, agreement_weights(2, "none"))
+    return Prevalence(pi, bi, pabak(t), kappa_paradox(float(p_o), float(p_e)))
 
 
 # --------------------------------------------------------------------------- per pair, per group
@@ -292,6 +312,9 @@ class GroupInference(NamedTuple):
     # Gwet's AC2 of all assessors (missing-data rule, every judged item), linear and quadratic
     ac2_linear: Estimate | None = None
     ac2_quadratic: Estimate | None = None
+    # Fleiss' κ with agreement weights (Gwet 2014 ch. 2 and 5), same missing-data rule
+    fleiss_linear: Estimate | None = None
+    fleiss_quadratic: Estimate | None = None
 
 
 def pair_inference(
@@ -348,4 +371,6 @@ def group_inference(
         alpha_ratio=krippendorff_alpha_values(pairable, labels, "ratio"),
         ac2_linear=gwet_raw(every, "ac1", "linear", confidence=confidence),
         ac2_quadratic=gwet_raw(every, "ac1", "quadratic", confidence=confidence),
+        fleiss_linear=gwet_raw(every, "fleiss", "linear", confidence=confidence),
+        fleiss_quadratic=gwet_raw(every, "fleiss", "quadratic", confidence=confidence),
     )

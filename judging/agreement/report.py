@@ -157,11 +157,16 @@ def _pair_values(
 
 
 def _pair_readings(
-    counts: np.ndarray, tables: np.ndarray, labels: tuple[int, ...], threshold: int
+    counts: np.ndarray,
+    tables: np.ndarray,
+    labels: tuple[int, ...],
+    threshold: int,
+    per_values: dict[str, np.ndarray],
+    per_parts: dict[str, tuple[np.ndarray, np.ndarray]],
 ) -> dict[str, dict[str, np.ndarray]]:
     """Readings of every pair statistic for each row of ``counts`` (times each topic is drawn);
-    ``de_vries`` only for the (P_o, P_e) statistics."""
-    per_values, per_parts = _pair_values(tables, labels, threshold)
+    ``de_vries`` only for the (P_o, P_e) statistics. ``per_values`` and ``per_parts`` are each
+    topic's own (:func:`_per_topic`); the concatenated table spans the pair's ``labels``."""
     concat = np.einsum("bt,tij->bij", counts, tables)
     con_values, _ = _pair_values(concat, labels, threshold)
     out: dict[str, dict[str, np.ndarray]] = {}
@@ -285,6 +290,54 @@ def _scale(values: np.ndarray, scale: tuple[int, ...] | None) -> tuple[int, ...]
     return cats
 
 
+def _topic_categories(tables: np.ndarray, fixed: bool) -> np.ndarray:
+    """topics × q: the categories each topic's table counts over. A fixed scale is the same for
+    every topic; without one, a topic's categories are the grades given on its shared items, so
+    that its statistics (AC1's q, the weights' positions) depend on its own labels only."""
+    if fixed:
+        return np.ones(tables.shape[:2], dtype=bool)
+    return (tables.sum(axis=-1) + tables.sum(axis=-2)) > 0
+
+
+def _per_topic(
+    tables: np.ndarray,
+    labels: tuple[int, ...],
+    categories: np.ndarray,
+    *,
+    threshold: int,
+    confidence: float,
+) -> tuple[list[TableAgreement], dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """Each topic's :class:`TableAgreement`, statistic values and (P_o, P_e) parts, every topic on
+    its own categories (``categories[t]`` of ``labels``). Topics with the same categories go
+    through the batched kernels together."""
+    topics = len(tables)
+    empty_values, empty_parts = _pair_values(tables[:0], labels, threshold)
+    values = {k: np.full(topics, np.nan) for k in empty_values}
+    parts = {k: (np.full(topics, np.nan), np.full(topics, np.nan)) for k in empty_parts}
+    per: list[TableAgreement | None] = [None] * topics
+    if topics == 0:
+        return [], values, parts
+    kinds, which = np.unique(categories, axis=0, return_inverse=True)
+    which = np.asarray(which).reshape(-1)
+    for k, keep in enumerate(kinds):
+        rows = np.flatnonzero(which == k)
+        sub = tables[rows][:, keep][:, :, keep]
+        cats = tuple(label for label, kept in zip(labels, keep.tolist(), strict=True) if kept)
+        for i, s in zip(
+            rows.tolist(),
+            table_agreements(sub, cats, threshold=threshold, confidence=confidence),
+            strict=True,
+        ):
+            per[i] = s
+        sub_values, sub_parts = _pair_values(sub, cats, threshold)
+        for name, v in sub_values.items():
+            values[name][rows] = v
+        for name, (p_o, p_e) in sub_parts.items():
+            parts[name][0][rows] = p_o
+            parts[name][1][rows] = p_e
+    return [s for s in per if s is not None], values, parts
+
+
 def pair_agreement(
     ratings: Ratings,
     a: str,
@@ -298,9 +351,12 @@ def pair_agreement(
 ) -> PairReport:
     """Agreement of assessors ``a`` (rows) and ``b`` (columns) on the items both judged.
 
-    Labels are the sorted union of both assessors' grades on those items, or ``scale``. Per-topic
-    tables cover the topics with at least one shared item; items judged by only one of the two are
-    excluded (and counted). Overlap and the binarized statistics: relevant = grade ≥ ``threshold``.
+    Labels are the sorted union of both assessors' grades on those items, or ``scale``: the
+    categories of the overall (concatenated) table. Per-topic tables cover the topics with at
+    least one shared item, each over its own categories: ``scale`` when given, else the grades
+    given on that topic's shared items (so a topic's statistics never depend on another topic's
+    labels). Items judged by only one of the two are excluded (and counted). Overlap and the
+    binarized statistics: relevant = grade ≥ ``threshold``.
     With ``resamples`` > 0, every pooled reading gets a percentile CI from resampling those topics
     (``rng`` required).
     """
@@ -316,11 +372,13 @@ def pair_agreement(
     cells = (t * q + np.searchsorted(cats, ga)) * q + np.searchsorted(cats, gb)
     tables = np.bincount(cells, minlength=len(present) * q * q).reshape(len(present), q, q)
     overall = table_agreements(tables.sum(axis=0)[None], labels, threshold=threshold, confidence=confidence)
-    per = table_agreements(tables, labels, threshold=threshold, confidence=confidence)
-    per_values, _ = _pair_values(tables, labels, threshold)
+    categories = _topic_categories(tables, fixed=scale is not None)
+    per, per_values, per_parts = _per_topic(
+        tables, labels, categories, threshold=threshold, confidence=confidence
+    )
 
     def readings_of(counts: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
-        return _pair_readings(counts, tables, labels, threshold)
+        return _pair_readings(counts, tables, labels, threshold, per_values, per_parts)
 
     return PairReport(
         a=a,
@@ -349,15 +407,18 @@ def group_agreement(
     Fleiss' κ (:func:`~judging.agreement.tables.fleiss_kappa`) on the items judged by every
     assessor; items judged by fewer are left out of it (and counted) since Fleiss' P_i needs the
     same m raters per item. Krippendorff's α (:func:`~judging.agreement.tables.krippendorff_alpha`)
-    on every item judged by at least two. Labels: the sorted union of the grades on those items,
-    or ``scale``. Readings and bootstrap as for :func:`pair_agreement`.
+    on every item judged by at least two. Labels: ``scale``, or the sorted union of every grade
+    any assessor gave, on items judged once included: the categories of every group coefficient,
+    Gwet's missing-data ones (which take those items) as much as Fleiss' κ and AC1 on the items
+    judged by all. Fleiss' κ, Conger's κ and Krippendorff's α do not change with unused
+    categories; AC1 and AC2 count them (q). Readings and bootstrap as for :func:`pair_agreement`.
     """
     raters = len(ratings.assessors)
     if raters < 2:
         raise ValueError("agreement needs at least two assessors")
     m = ratings.judged.sum(axis=1)
     pairable = m >= 2
-    labels = _scale(ratings.grades[pairable][ratings.judged[pairable]], scale)
+    labels = _scale(ratings.grades[ratings.judged], scale)
     cats = np.asarray(labels, dtype=np.int64)
     q = len(cats)
     topic_of = ratings.item_topic[pairable]
@@ -391,10 +452,9 @@ def group_agreement(
         items.sum(keepdims=True), agree.sum(keepdims=True), totals.sum(axis=0)[None], raters
     )
     pairable_t = np.bincount(t, minlength=len(present))
-    # Gwet's missing-data versions keep items rated once (they inform π_k), on all grades judged
+    # Gwet's missing-data versions keep items rated once (they inform π_k)
     judged_any = m >= 1
-    every_labels = _scale(ratings.grades[ratings.judged], scale)
-    every = rating_counts(ratings.grades[judged_any], ratings.judged[judged_any], every_labels)
+    every = rating_counts(ratings.grades[judged_any], ratings.judged[judged_any], labels)
     return GroupReport(
         assessors=ratings.assessors,
         labels=labels,

@@ -21,6 +21,7 @@ from judging.agreement.report import (
     group_agreement,
     pair_agreement,
 )
+from judging.agreement.summary_table import summary_dict, summary_rows
 from judging.agreement.systems import DEFAULT_MEASURES, SystemRankings, system_rankings
 from judging.agreement.tables import Binary, Kappa, TableAgreement
 from trec.qrels import Qrels
@@ -183,6 +184,8 @@ def estimate_dict(e: Estimate) -> dict[str, Any]:
         "ci_high": _num(e.ci_high),
         "items": e.items,
         "method": e.method,
+        "p_o": _num(e.p_o),
+        "p_e": _num(e.p_e),
     }
 
 
@@ -222,7 +225,12 @@ def group_inference_dict(i: GroupInference) -> dict[str, Any]:
         "ac1_missing": estimate_dict(i.ac1_missing),
         **{
             name: estimate_dict(e)
-            for name, e in (("ac2_linear", i.ac2_linear), ("ac2_quadratic", i.ac2_quadratic))
+            for name, e in (
+                ("ac2_linear", i.ac2_linear),
+                ("ac2_quadratic", i.ac2_quadratic),
+                ("fleiss_linear", i.fleiss_linear),
+                ("fleiss_quadratic", i.fleiss_quadratic),
+            )
             if e is not None
         },
         "fleiss_test": null_test_dict(i.fleiss_test),
@@ -246,13 +254,16 @@ def pooled_dict(p: Pooled) -> dict[str, Any]:
 
 
 def report_as_dict(report: AgreementReport, *, per_topic: bool = True) -> dict[str, Any]:
-    """The report as JSON-ready data: non-finite numbers become None."""
+    """The report as JSON-ready data: non-finite numbers become None. ``summary`` comes first: the
+    table that leads every report (:mod:`judging.agreement.summary_table`)."""
     out: dict[str, Any] = {
+        "summary": [summary_dict(row) for row in summary_rows(report)],
         "assessors": list(report.assessors),
         "judged": report.judged,
         "topics": len(report.topics),
         "threshold": report.threshold,
         "negative_grades": report.negative,
+        "scale": None if report.scale is None else list(report.scale),
         "confidence": report.confidence,
         "bootstrap": None
         if report.bootstrap is None

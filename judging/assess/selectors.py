@@ -64,6 +64,23 @@ def topic_terms(title: str) -> list[str]:
     return out
 
 
+def highlight_example(title: str, *statements: str, words: int = 2) -> str:
+    """Words worth marking beyond the title's, for the highlight box's placeholder: the first
+    ``words`` of the topic's statements (description, narrative) of five letters or more, not
+    stopwords, whose stems no title word (nor an earlier pick) has. Empty when there are none."""
+    taken = set(topic_terms(title))
+    picked: list[str] = []
+    for text in statements:
+        for word in _WORD.findall(text.lower()):
+            if len(word) < 5 or word in STOPWORDS or word.isdigit() or _stem(word) in taken:
+                continue
+            taken.add(_stem(word))
+            picked.append(word)
+            if len(picked) == words:
+                return " ".join(picked)
+    return " ".join(picked)
+
+
 def marked_words(text: str, terms: list[str]) -> list[str]:
     """The distinct words of ``text`` (lowercased) that are a form of one of the stems ``terms``,
     longest first: the client marks exactly these words, so 'battery' marks 'batteries' too."""
@@ -390,6 +407,9 @@ def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[s
         "assignment": assignment,
         "campaign": assignment.campaign,
         "topic": assignment.topic,
+        "highlight_example": highlight_example(
+            assignment.topic.title, assignment.topic.description, assignment.topic.narrative
+        ),
         "scale": grades,
         "state": state,
         "current": current,

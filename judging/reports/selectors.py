@@ -19,6 +19,7 @@ from campaigns.selectors import campaign_rankings, campaign_runs
 from engine.measures.base import EvalOptions
 from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
+from judging.agreement.summary_table import SUMMARY_ALPHA
 from judging.consensus import Disagreement, Item, disagreements, final_labels
 from judging.errors import JudgingRefused
 from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, MachineJudge
@@ -404,6 +405,18 @@ STAT_NAMES = {
     "fleiss": "Fleiss κ",
 }
 _OVERALL = ("cohen", "linear", "quadratic", "pooled", "ac1")
+# where the summary's κ paradox flag holds (judging.agreement.summary_table.SummaryRow.paradox)
+_PARADOX_IN = {"kappa": "κ", "binary": "binarized κ (relevant = grade ≥ {t})"}
+
+
+def _no_ci(stat: dict[str, Any], *, bootstrap: bool) -> str:
+    """Why a summary coefficient has no interval: α's is the topic bootstrap's, which needs one
+    (B > 0) over two topics or more; the others lack one only when the value is undefined."""
+    if stat["value"] is None:
+        return ""
+    if stat["statistic"] == SUMMARY_ALPHA:
+        return "no CI: one topic" if bootstrap else "no CI: B = 0"
+    return "no CI"
 
 
 def _ci(p: dict[str, Any], reading: str) -> list[float | None] | None:
@@ -471,6 +484,11 @@ def agreement_result(
     data["readings"] = READING_NAMES
     if not display:
         return data
+    for row in data["summary"]:
+        row["stats"] = [row["kappa"], row["weighted_kappa"], row["ac1"], row["alpha"]]
+        for stat in row["stats"]:
+            stat["no_ci"] = _no_ci(stat, bootstrap=report.bootstrap is not None)
+        row["paradox_text"] = ", ".join(_PARADOX_IN[w].format(t=report.threshold) for w in row["paradox_in"])
     for pair in data["pairs"]:
         overall = pair["overall"]
         pair["matrix_rows"] = [

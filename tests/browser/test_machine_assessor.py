@@ -102,7 +102,9 @@ def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
         page.get_by_role("link", name=campaign.name, exact=True).first.click()
         page.get_by_role("link", name="Compute agreement").click()
         page.get_by_role("button", name="Compute").click()
-        expect(page.locator("#calibration-llm-judge")).to_be_visible(timeout=30_000)
+        expect(page.locator("#agreement-summary")).to_be_visible(timeout=30_000)
+        page.locator("#calibration-details > summary").click()  # below the summary, collapsed
+        expect(page.locator("#calibration-llm-judge")).to_be_visible()
         expect(page.locator("#calibration-llm-judge")).to_contain_text(
             "llm-judge against the humans' majority (alice)"
         )

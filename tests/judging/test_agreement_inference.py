@@ -167,10 +167,51 @@ def test_rare_relevant_documents_flag_the_kappa_paradox() -> None:
     # Byrt et al. 1993: PI = (both relevant − both not)/n = (5 − 85)/100, BI = (5 − 5)/100
     assert p.prevalence_index == pytest.approx(-0.8, abs=1e-12)
     assert p.bias_index == 0.0
+    # P_o = 0.9 ≥ 0.8, P_e = 0.9² + 0.1² = 0.82 ≥ 0.625, κ = (0.9 − 0.82)/(1 − 0.82) = 0.444… < 0.6,
+    # while AC1 and PABAK stay high
     assert p.paradox
-    # κ = (0.9 − 0.82)/(1 − 0.82) = 0.444… while AC1 and PABAK stay high
     assert cohen_kappa(RARE).value == pytest.approx(0.08 / 0.18, abs=1e-12)
+    # P_o = 0.85 but κ = (0.85 − 0.53)/(1 − 0.53) = 0.68: no paradox
     assert not prevalence([[30, 10], [5, 55]]).paradox
+
+
+def test_skewed_prevalence_alone_is_no_kappa_paradox() -> None:
+    # Manning et al.'s table: 300 of 400 items relevant for both (|prevalence index| 0.575 > 0.5,
+    # which the flag used to be), but κ = 0.776 is not low: nothing to explain away
+    iir = [[70, 10], [20, 300]]
+    assert abs(prevalence(iir).prevalence_index) > 0.5
+    assert not prevalence(iir).paradox
+
+
+@pytest.mark.parametrize(
+    ("table", "flag"),
+    [
+        # P_o 0.8, each assessor 84 % not relevant: P_e = 0.84² + 0.16² = 0.7312, κ = 0.256
+        ([[74, 10], [10, 6]], True),
+        # P_o 0.8, 62 % relevant each: P_e = 0.62² + 0.38² = 0.5288 < 0.625, κ = 0.576: moderate, no paradox
+        ([[28, 10], [10, 52]], False),
+        # P_o 0.79 < 0.8: not high agreement, whatever κ (P_e = 0.85·0.86 + 0.15·0.14 = 0.752, κ = 0.15)
+        ([[75, 10], [11, 4]], False),
+        # P_o 0.95, P_e = 0.9·0.91 + 0.1·0.09 = 0.828 (skewed) but κ = 0.709: no paradox
+        ([[88, 2], [3, 7]], False),
+    ],
+)
+def test_the_kappa_paradox_needs_high_agreement_low_kappa_and_high_chance_agreement(
+    table: list[list[int]], flag: bool
+) -> None:
+    from judging.agreement.inference import kappa_paradox
+
+    k = cohen_kappa(table)
+    assert prevalence(table).paradox is flag
+    assert kappa_paradox(k.p_o, k.p_e) is flag
+    assert (k.p_o >= 0.8 and k.value < 0.6 and k.p_e >= 0.625) is flag
+
+
+def test_an_undefined_kappa_is_never_a_paradox() -> None:
+    from judging.agreement.inference import kappa_paradox
+
+    assert not prevalence([[100, 0], [0, 0]]).paradox  # P_e = 1: κ undefined
+    assert not kappa_paradox(float("nan"), 0.7)
 
 
 def test_bias_index_is_signed_a_only_minus_b_only() -> None:
@@ -192,3 +233,16 @@ def test_the_group_report_carries_ac2_with_missing_ratings_as_irrcac() -> None:
         e = getattr(group.inference, f"ac2_{kind}")
         value, se = IRRCAC_RAW["ac1", kind]
         assert (e.value, e.se) == pytest.approx((value, se), abs=1e-9)
+        # and weighted Fleiss' κ under the same missing-data rule (irrCAC's fleiss() with weights)
+        e = getattr(group.inference, f"fleiss_{kind}")
+        value, se = IRRCAC_RAW["fleiss", kind]
+        assert (e.value, e.se) == pytest.approx((value, se), abs=1e-9)
+        assert e.items == 9
+
+
+def test_estimates_carry_their_observed_and_chance_agreement() -> None:
+    # RARE as units: P_a = 0.9; Scott's π shares (0.9, 0.1): P_e = 0.82; AC1 P_e = 2 · 0.9 · 0.1 = 0.18
+    units = units_of_table(RARE)
+    fleiss, ac1 = gwet_raw(units, "fleiss"), gwet_raw(units, "ac1")
+    assert (fleiss.p_o, fleiss.p_e) == pytest.approx((0.9, 0.82), abs=1e-12)
+    assert (ac1.p_o, ac1.p_e) == pytest.approx((0.9, 0.18), abs=1e-12)

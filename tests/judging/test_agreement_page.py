@@ -46,3 +46,32 @@ def test_page_shows_the_group_block_for_three_assessors() -> None:
     g = result["group"]["inference"]
     assert 'id="group-inference"' in html and 'data-stat="conger"' in html and 'data-stat="light"' in html
     assert g["fleiss_missing"]["items"] == 100 and g["fleiss_complete"]["items"] == 60
+
+
+def test_the_report_leads_with_the_summary_table_and_collapses_the_rest() -> None:
+    sets = _rare()
+    sets["carol"] = [(t, d, g) for t, d, g in sets["alice"][:60]]
+    html, result = _page(sets)
+    summary = html.index('id="agreement-summary"')
+    assert summary < html.index("<details") and summary == html.index("<table") + len("<table ")
+    # one row per pair, then the group
+    assert html.count('data-kind="pair"') == 3 and html.count('data-kind="group"') == 1
+    assert 'data-a="alice" data-b="bob"' in html and "All 3 assessors" in html
+    # conventions, pairs, group and rankings are collapsed details, none open
+    for part in ("agreement-conventions-details", "details-alice-bob", "group-details", "systems-details"):
+        assert f'id="{part}">' in html, part
+    assert " open>" not in html and " open " not in html
+    # alice and bob are RARE: P_o 0.9, κ 0.4444: the paradox, on the row's own κ
+    row = result["summary"][0]
+    assert row["paradox_in"] == ["kappa"] and row["paradox_text"] == "κ"
+    assert '<tr class="pair paradox-flag"' in html
+    assert '<td data-stat="cohen"><span class="value">0.4444</span>' in html
+
+
+def test_a_report_stored_before_the_summary_table_keeps_its_sections_open() -> None:
+    result = agreement_result(agreement_report(_rare()), AgreementParams())
+    result["decimals"] = 4
+    del result["summary"]  # a job result stored by an earlier version
+    html = render_to_string("judging/results/agreement.html", {"result": result, "job": None})
+    assert 'id="agreement-summary"' not in html
+    assert 'id="details-alice-bob" open>' in html

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judging.agreement import (
@@ -309,6 +309,8 @@ def test_bootstrap_intervals_contain_the_point_readings_on_noisy_data() -> None:
                 assert low <= point <= high, (reading, point, low, high)
 
 
+# no deadline: the first example pays for importing scipy.stats (2 s on a loaded machine)
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.sampled_from("abc"), st.integers(0, 2), st.integers(0, 2)),
@@ -321,7 +323,7 @@ def test_pair_readings_match_naive_per_topic_loops(rows: list[tuple[str, int, in
     b = [(t, f"d{i}", y) for i, (t, _, y) in enumerate(rows)]
     p = agreement_report({"A": a, "B": b}).pairs[0]
     topics = sorted({t for t, _, _ in rows})
-    # one label set for the pair: the union over all its topics, as the report uses
+    # κ does not depend on unused categories: the pair's union serves every topic
     labels = sorted({g for _, x, y in rows for g in (x, y)})
     per = {t: [(x, y) for s, x, y in rows if s == t] for t in topics}
     naive = {t: naive_cohen([x for x, _ in v], [y for _, y in v], labels) for t, v in per.items()}

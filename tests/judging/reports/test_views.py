@@ -234,6 +234,19 @@ def test_api_reports_the_iir_example(iir: Campaign, adjudicator: Any) -> None:
     cohen = pair["pooled"]["cohen"]
     assert cohen["concatenated"] == pytest.approx(cohen["de_vries"]) == pytest.approx(cohen["mean_per_topic"])
     assert data["systems"] is None and data["parameters"]["runs"] is False
+    # the summary leads: the same κ and interval, linear κ on the campaign's 0–2 scale (0 vs 1 is
+    # half an agreement: P_o = (370 + 30/2)/400, P_e = (0.8·0.775 + 0.2·0.225) + (0.8·0.225 + 0.2·0.775)/2)
+    assert next(iter(data)) == "summary"
+    (row,) = data["summary"]
+    assert (row["kind"], row["a"], row["b"], row["items"]) == ("pair", "alice", "bob", 400)
+    assert row["kappa"]["value"] == overall["cohen"]["value"]
+    assert row["kappa"]["ci"] == [overall["cohen"]["ci_low"], overall["cohen"]["ci_high"]]
+    p_o, p_e = (370 + 30 / 2) / 400, (0.8 * 0.775 + 0.2 * 0.225) + (0.8 * 0.225 + 0.2 * 0.775) / 2
+    assert row["weighted_kappa"]["value"] == pytest.approx((p_o - p_e) / (1 - p_e), abs=1e-12)
+    assert row["alpha"]["value"] == pytest.approx(0.7761905, abs=5e-8) and row["alpha"]["ci"] is None
+    # 300 of 400 relevant for both, but κ 0.776 is not low: no paradox
+    assert row["paradox"] is False
+    assert data["scale"] == [0, 1, 2]
 
 
 def test_page_reports_the_iir_example(iir: Campaign, organizer: Any) -> None:
