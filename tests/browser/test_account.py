@@ -94,3 +94,23 @@ def test_a_locked_login_says_so(page: Page, settings: Any) -> None:
             expect(page.locator(".errors")).to_be_visible()
     expect(page.get_by_role("heading", level=1)).to_have_text("Logging in is locked for now")
     _shot(page, "6-locked")
+
+
+def test_the_header_fits_a_phone_on_every_plain_page(page: Page, log_in: LogIn, campaign: Campaign) -> None:
+    """At 390 px the header's links wrap below the brand instead of widening the page (they made
+    every plain page 525 px wide): the campaign list and My account fit, with every link visible."""
+    get_user_model().objects.create_user("a-long-username-for-a-phone", password="pw-phone-1")
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, "a-long-username-for-a-phone", "pw-phone-1")
+    for link in ("Campaigns", "My account"):
+        page.get_by_role("link", name=link).first.click()
+        for name in ("My assignments", "Campaigns", "My account"):
+            expect(page.locator("header").get_by_role("link", name=name)).to_be_in_viewport()
+        expect(page.locator("header").get_by_role("button", name="Log out")).to_be_in_viewport()
+        _shot(page, f"390-{link.replace(' ', '-').lower()}")
+        wide = page.evaluate(
+            "Array.from(document.querySelectorAll('body *'))"
+            ".filter((e) => e.getBoundingClientRect().right > 391)"
+            ".map((e) => e.tagName + '#' + e.id + '.' + e.className).slice(0, 8)"
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, (link, wide)
