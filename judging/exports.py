@@ -18,6 +18,12 @@ workbench writes is what its readers read back. Kinds (:data:`EXPORT_KINDS`):
 
 Who may export what (:data:`ADJUDICATOR_KINDS`): organizers everything; adjudicators the final
 labels only (consensus, adjudicated, binary), which name no assessor. Assessors nothing.
+
+``withhold`` leaves documents out of the final labels (every kind built on them: consensus,
+adjudicated, binary, prel, mq): an adjudicator who still has documents to judge gets the files
+without those (:func:`judging.reports.selectors.final_labels_withheld`), and
+:attr:`ExportFile.withheld` says how many were left out; the file name says it too
+(``...-withheld-3.qrels``), since qrels have no comment lines to carry it.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from datetime import UTC
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,6 +50,8 @@ from trec.qrels import Qrels, qrels_from_arrays
 
 EXPORT_KINDS = ("assessor", "consensus", "adjudicated", "binary", "prel", "mq", "csv")
 ADJUDICATOR_KINDS = frozenset({"consensus", "adjudicated", "binary"})
+# the kinds built on the final labels: what ``withhold`` filters
+FINAL_LABEL_KINDS = frozenset({"consensus", "adjudicated", "binary", "prel", "mq"})
 CSV_COLUMNS = (
     "assessor",
     "topic",
@@ -65,6 +73,17 @@ SUFFIX = {
     "mq": "mq.prel",
     "csv": "csv",
 }
+
+
+Withhold = Callable[[Item], bool]
+
+
+class ExportFile(NamedTuple):
+    """An export: its text, a file name, and how many documents ``withhold`` left out of it."""
+
+    text: str
+    filename: str
+    withheld: int = 0
 
 
 def export_roles(kind: str) -> tuple[str, ...]:
@@ -116,12 +135,29 @@ def assessor_qrels(*, campaign: Campaign, assessor: str | None) -> Qrels:
 
 def consensus_qrels(*, campaign: Campaign, rule: str, threshold: int | None = None) -> Qrels:
     """The final labels as qrels; binarized at ``threshold`` when given."""
+    return _final_qrels(campaign, rule, threshold, None)[0]
+
+
+def _final_qrels(
+    campaign: Campaign, rule: str, threshold: int | None, withhold: Withhold | None
+) -> tuple[Qrels, int]:
+    """:func:`consensus_qrels` without the documents ``withhold`` names, and how many it left out."""
     if rule not in RULES:
         raise JudgingRefused(f"unknown consensus rule '{rule}' (one of {', '.join(RULES)})")
     labels = consensus_labels(campaign=campaign, rule=rule)
+    withheld = 0
+    if withhold is not None:
+        kept = {k: g for k, g in labels.items() if not withhold(k)}
+        withheld = len(labels) - len(kept)
+        if labels and not kept:
+            raise JudgingRefused(
+                f"every final label ({withheld}) is of a document you still have to judge yourself: "
+                "judge them first"
+            )
+        labels = kept
     if threshold is not None:
         labels = {k: None if g is None else binarize(g, threshold) for k, g in labels.items()}
-    return _qrels(labels)
+    return _qrels(labels), withheld
 
 
 def hybrid_qrels(*, campaign: Campaign, rule: str, machine: str | None) -> Qrels:
@@ -170,8 +206,10 @@ def export_file(
     rule: str = "majority",
     threshold: int = 1,
     pool: str | None = None,
-) -> tuple[str, str]:
-    """The export's text and a file name for it; :class:`JudgingRefused` on a bad request."""
+    withhold: Withhold | None = None,
+) -> ExportFile:
+    """The export's text and a file name for it; :class:`JudgingRefused` on a bad request.
+    ``withhold``: documents to leave out of the final labels (see the module's docstring)."""
     if kind not in EXPORT_KINDS:
         raise JudgingRefused(f"unknown export '{kind}' (one of {', '.join(EXPORT_KINDS)})")
     if rule not in RULES:
@@ -180,26 +218,32 @@ def export_file(
         raise JudgingRefused(f"the relevance threshold is a grade of 1 or more, found {threshold}")
     slug = campaign.slug
     if kind == "csv":
-        return judgments_csv(campaign=campaign), _filename(slug, "judgments", ext="csv")
+        return ExportFile(judgments_csv(campaign=campaign), _filename(slug, "judgments", ext="csv"))
     if kind == "assessor":
         text = _written(write_qrels, assessor_qrels(campaign=campaign, assessor=assessor), "qrels")
-        return text, _filename(slug, assessor or "", ext="qrels")
+        return ExportFile(text, _filename(slug, assessor or "", ext="qrels"))
     if kind == "adjudicated":
         rule = "adjudicated"
-    if kind in ("consensus", "adjudicated"):
-        text = _written(write_qrels, consensus_qrels(campaign=campaign, rule=rule), "qrels")
-        return text, _filename(slug, rule, ext="qrels")
-    if kind == "binary":
-        qrels = consensus_qrels(campaign=campaign, rule=rule, threshold=threshold)
-        return _written(write_qrels, qrels, "qrels"), _filename(slug, rule, f"ge{threshold}", ext="qrels")
+    if kind in ("consensus", "adjudicated", "binary"):
+        qrels, withheld = _final_qrels(campaign, rule, threshold if kind == "binary" else None, withhold)
+        parts = (slug, rule, f"ge{threshold}" if kind == "binary" else "", _withheld_part(withheld))
+        return ExportFile(_written(write_qrels, qrels, "qrels"), _filename(*parts, ext="qrels"), withheld)
     stored = campaign_pool(campaign=campaign, name=pool)
     core = pool_as_core(pool=stored)
     if len(core.docnos) == 0:
         raise JudgingRefused(f"pool '{stored.name}' has no documents")
     # before any judgment, every listed document is -1 (the pool's own export says the same)
-    grades = consensus_qrels(campaign=campaign, rule=rule) if campaign_assessors(campaign=campaign) else None
+    grades, withheld = (
+        _final_qrels(campaign, rule, None, withhold) if campaign_assessors(campaign=campaign) else (None, 0)
+    )
     if kind == "prel":
         text = _written(write_prel, core.to_prel(grades), "prel")
     else:
         text = _written(write_mq_prel, core.to_mq_prel(grades), "prel")
-    return text, _filename(slug, stored.name, rule, ext=SUFFIX[kind])
+    name = _filename(slug, stored.name, rule, _withheld_part(withheld), ext=SUFFIX[kind])
+    return ExportFile(text, name, withheld)
+
+
+def _withheld_part(withheld: int) -> str:
+    """The file name's mark of a partial export ("" for a whole one)."""
+    return f"withheld-{withheld}" if withheld else ""

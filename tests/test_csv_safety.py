@@ -231,7 +231,7 @@ def test_judgments_csv_export_quotes_user_names_and_docnos(campaign: Any, tmp_pa
         a = Assignment.objects.get(pool=pool, assessor=user, topic__number="1")
         for docno in DANGEROUS:
             judgment_record(assessor=user, assignment=a, docno=docno, grade=1, comment="-1")
-    text, _ = export_file(campaign=campaign, kind="csv")
+    text = export_file(campaign=campaign, kind="csv").text
     rows = rows_of(text)
     header, body = rows[0], rows[1:]
     assert len(body) == len(DANGEROUS) ** 2

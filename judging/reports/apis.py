@@ -14,46 +14,110 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns import access
 from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
 from judging.exports import export_roles
-from judging.models import Adjudication
-from judging.reports.downloads import export_download
-from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
+from judging.reports.adjudication import (
+    adjudication_item,
+    decision_json,
+    item_json,
+    machine_names,
+    row_json,
+)
+from judging.reports.downloads import WITHHELD_HEADER, export_download
+from judging.reports.inputs import (
+    AdjudicationQueueInput,
+    AgreementInput,
+    DecisionInput,
+    ExportInput,
+    ItemInput,
+    WithdrawInput,
+)
 from judging.reports.selectors import (
-    LABELS_HIDDEN,
     READERS,
     AdjudicationRow,
     adjudication_queue,
     agreement_result,
     campaign_agreement,
-    final_labels_hidden,
 )
-from judging.services import adjudication_decide, agreement_report_start
+from judging.services import adjudication_decide, adjudication_withdraw, agreement_report_start
 
 
-def decision_json(d: Adjudication) -> dict[str, Any]:
-    return {
-        "grade": d.grade,
-        "adjudicator": d.adjudicator.username,
-        "note": d.note,
-        "decided_at": d.decided_at.isoformat(),
-    }
+class VoteOut(serializers.Serializer):
+    assessor = serializers.CharField(help_text="username")
+    grade = serializers.IntegerField(allow_null=True, help_text="null: can't judge")
+    cant_judge = serializers.BooleanField()
+    comment = serializers.CharField(allow_blank=True, required=False)
+    machine = serializers.BooleanField(required=False, help_text="a machine assessor (LLM)")
+
+
+class DecisionOut(serializers.Serializer):
+    grade = serializers.IntegerField()
+    adjudicator = serializers.CharField(help_text="username")
+    note = serializers.CharField(allow_blank=True)
+    decided_at = serializers.DateTimeField()
+
+
+class StatementOut(serializers.Serializer):
+    number = serializers.CharField()
+    title = serializers.CharField(allow_blank=True)
+    description = serializers.CharField(allow_blank=True)
+    narrative = serializers.CharField(allow_blank=True)
+
+
+class QueueRowOut(serializers.Serializer):
+    topic = serializers.CharField()
+    docno = serializers.CharField()
+    distance = serializers.IntegerField(help_text="the largest minus the smallest grade")
+    votes = VoteOut(many=True)
+    decision = DecisionOut(allow_null=True)
+
+
+class QueueOut(serializers.Serializer):
+    open = serializers.IntegerField()
+    decided = serializers.IntegerField()
+    rows = QueueRowOut(many=True)
+
+
+class ItemOut(serializers.Serializer):
+    """A disagreement with everything the adjudication page shows of it."""
+
+    topic = serializers.CharField()
+    docno = serializers.CharField()
+    distance = serializers.IntegerField()
+    decision = DecisionOut(allow_null=True)
+    votes = VoteOut(many=True, help_text="each assessor's grade and comment")
+    title = serializers.CharField(allow_blank=True, help_text="the document's stored title")
+    text = serializers.CharField(allow_blank=True, help_text="the document's stored text")
+    stored = serializers.BooleanField(help_text="whether the document's text is stored")
+    statement = StatementOut(allow_null=True, help_text="the topic")
+
+
+class DecidedOut(DecisionOut):
+    topic = serializers.CharField()
+    docno = serializers.CharField()
+    previous = serializers.DictField(
+        allow_null=True, help_text="your decision it replaced ({grade, note}), null for a first one"
+    )
+    item = ItemOut(allow_null=True, help_text="the disagreement next_topic/next_docno asked for")
+
+
+class WithdrawnOut(serializers.Serializer):
+    topic = serializers.CharField()
+    docno = serializers.CharField()
+    withdrawn = serializers.BooleanField()
 
 
 def _row_json(row: AdjudicationRow) -> dict[str, Any]:
-    return {
-        "topic": row.topic,
-        "docno": row.docno,
-        "distance": row.distance,
+    return row_json(row) | {
         "votes": [
             {"assessor": name, "grade": grade, "cant_judge": grade is None} for name, grade in row.votes
         ],
-        "decision": None if row.decision is None else decision_json(row.decision),
     }
 
 
@@ -61,9 +125,7 @@ class AdjudicationQueueApi(CampaignApi):
     """``GET``: the disagreements, largest grade distance first (``?show=open|decided|all&topic=``)."""
 
     @extend_schema(
-        parameters=[AdjudicationQueueInput],
-        responses={200: OpenApiTypes.OBJECT},
-        operation_id="adjudication_queue",
+        parameters=[AdjudicationQueueInput], responses={200: QueueOut}, operation_id="adjudication_queue"
     )
     def get(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
@@ -78,21 +140,55 @@ class AdjudicationQueueApi(CampaignApi):
         )
 
 
-class AdjudicationDecideApi(CampaignApi):
-    """``POST {topic, docno, grade, note}``: record or change the final grade of a document."""
+class AdjudicationItemApi(CampaignApi):
+    """``GET ?topic=&docno=``: one disagreement of your queue with its document, each assessor's
+    grade and comment, the topic and the decision (400 with the reason when it is not in your
+    queue: you still have to judge it, or its assessors agree)."""
 
-    @documented(request=DecisionInput, operation_id="adjudication_decide")
+    @extend_schema(parameters=[ItemInput], responses={200: ItemOut}, operation_id="adjudication_item")
+    def get(self, request: Request, slug: str) -> Response:
+        campaign = access.campaign_for(request.user, slug, *READERS)
+        form = ItemInput(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        return Response(adjudication_item(campaign=campaign, viewer=request.user, **form.validated_data))
+
+
+class AdjudicationDecideApi(CampaignApi):
+    """``POST {topic, docno, grade, note, next_topic?, next_docno?}``: record or change your final
+    grade of a disagreement; with ``next_*``, the answer brings that disagreement along (deciding
+    and moving on is one request). Refused (400) when the document is not in your queue or
+    someone else decided it."""
+
+    @documented(request=DecisionInput, ok=DecidedOut, operation_id="adjudication_decide")
     def post(self, request: Request, slug: str) -> Response:
         campaign = access.campaign_for(request.user, slug, *READERS)
         form = DecisionInput(data=request.data)
         form.is_valid(raise_exception=True)
-        decision = adjudication_decide(
+        decided = adjudication_decide(
             adjudicator=request.user,  # type: ignore[arg-type]
             campaign=campaign,
             **form.validated_data,
         )
-        body = {"topic": form.validated_data["topic"], "docno": decision.docno}
-        return Response(body | decision_json(decision))
+        previous = (
+            None if decided.previous is None else dict(zip(("grade", "note"), decided.previous, strict=True))
+        )
+        ahead = None if decided.ahead is None else item_json(decided.ahead, machine_names(campaign=campaign))
+        body = {"topic": form.validated_data["topic"], "docno": decided.decision.docno}
+        return Response(body | decision_json(decided.decision) | {"previous": previous, "item": ahead})
+
+
+class AdjudicationWithdrawApi(CampaignApi):
+    """``POST {topic, docno, grade}``: withdraw your decision, which must still be ``grade`` (the
+    page's undo of a first decision); the document is open in the queue again."""
+
+    @documented(request=WithdrawInput, ok=WithdrawnOut, operation_id="adjudication_withdraw")
+    def post(self, request: Request, slug: str) -> Response:
+        campaign = access.campaign_for(request.user, slug, *READERS)
+        form = WithdrawInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        adjudication_withdraw(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
+        return Response({"topic": data["topic"], "docno": data["docno"], "withdrawn": True})
 
 
 class AgreementApi(CampaignApi):
@@ -135,13 +231,20 @@ class ExportApi(CampaignApi):
 
     @extend_schema(
         parameters=[ExportInput],
-        responses={(200, "text/plain"): OpenApiTypes.STR},
+        responses={
+            (200, "text/plain"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description=(
+                    f"The file. Final labels (consensus, adjudicated, binary, prel, mq) leave out the "
+                    f"documents you still have to judge yourself; the {WITHHELD_HEADER} header says how "
+                    "many (0: none), and the file name ends '-withheld-N' when any were."
+                ),
+            )
+        },
         operation_id="judgments_export",
     )
     def get(self, request: Request, slug: str, kind: str) -> HttpResponse:
         campaign = access.campaign_for(request.user, slug, *export_roles(kind))
-        if final_labels_hidden(campaign=campaign, user=request.user):
-            raise access.AccessDenied(LABELS_HIDDEN)
         form = ExportInput(data=request.query_params)
         form.is_valid(raise_exception=True)
-        return export_download(campaign=campaign, kind=kind, data=form.validated_data)
+        return export_download(campaign=campaign, kind=kind, data=form.validated_data, user=request.user)

@@ -7,7 +7,8 @@ from typing import Any
 
 from rest_framework import serializers
 
-from campaigns.inputs import FormInput
+from campaigns.inputs import DB_INTEGER_MAX, FormInput
+from campaigns.validation import DOCNO_MAX_LENGTH
 from engine.names import MeasureError, parse_measures
 from judging.agreement import DEFAULT_MEASURES
 from judging.cli import split_measures
@@ -15,6 +16,7 @@ from judging.consensus import RULES
 from judging.reports.selectors import QUEUE_VIEWS, AgreementParams
 
 MAX_BOOTSTRAP = 10_000
+NOTE_MAX = 10_000
 
 
 class AgreementInput(FormInput):
@@ -45,19 +47,42 @@ class AgreementInput(FormInput):
         return attrs
 
 
-class DecisionInput(FormInput):
-    """``adjudication_decide``'s arguments: the topic's number, the document, the grade, a note."""
+class ItemInput(FormInput):
+    """A disagreement of the queue: the topic's number and the document."""
 
     topic = serializers.CharField(max_length=100)
-    docno = serializers.CharField(max_length=200)
+    docno = serializers.CharField(max_length=DOCNO_MAX_LENGTH, trim_whitespace=False)
+
+
+class DecisionInput(ItemInput):
+    """``adjudication_decide``'s arguments: the topic's number, the document, the grade, a note;
+    and optionally the disagreement to send back with the answer (the one the page shows next)."""
+
     grade = serializers.IntegerField()
-    note = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX)
+    next_topic = serializers.CharField(required=False, max_length=100)
+    next_docno = serializers.CharField(required=False, max_length=DOCNO_MAX_LENGTH, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """``ahead``: (next_topic, next_docno) when both are given."""
+        topic, docno = attrs.pop("next_topic", None), attrs.pop("next_docno", None)
+        if (topic is None) != (docno is None):
+            raise serializers.ValidationError("next_topic and next_docno go together")
+        attrs["ahead"] = None if topic is None else (topic, docno)
+        return attrs
+
+
+class WithdrawInput(ItemInput):
+    """``adjudication_withdraw``'s arguments: the disagreement and the grade its decision still has."""
+
+    grade = serializers.IntegerField()
 
 
 class AdjudicationQueueInput(FormInput):
     show = serializers.ChoiceField(choices=QUEUE_VIEWS, default="open")
     topic = serializers.CharField(required=False, allow_blank=True, default="")
-    page = serializers.IntegerField(default=1, min_value=1)
+    # the page: which disagreement of the view is on the screen (1 = the first)
+    item = serializers.IntegerField(default=1, min_value=1, max_value=DB_INTEGER_MAX)
 
 
 class ExportInput(FormInput):

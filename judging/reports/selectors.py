@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 
 from campaigns.access import Role, has_role
 from campaigns.models import Campaign, Document, Topic
@@ -30,19 +30,25 @@ from trec.progress import ProgressCallback, quiet_progress
 READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
 
 QUEUE_VIEWS = ("open", "decided", "all")
-LABELS_HIDDEN = "the final labels include documents you still have to judge: judge them first"
 AGREEMENT_JOB = "agreement_report"
 
 
 # ------------------------------------------------------------------------------------- votes
 
 
-def campaign_votes(*, campaign: Campaign, humans_only: bool = False) -> dict[Item, dict[str, int | None]]:
+def campaign_votes(
+    *, campaign: Campaign, humans_only: bool = False, topic: str | None = None, docno: str | None = None
+) -> dict[Item, dict[str, int | None]]:
     """Every current judgment: (topic, docno) -> {assessor username: grade, None for can't judge}.
 
     ``humans_only`` leaves the machine assessors' judgments out: they never vote in a consensus
-    (the adjudication queue does list their disagreements with people)."""
+    (the adjudication queue does list their disagreements with people). ``topic`` and ``docno``
+    keep one topic, one document."""
     judgments = Judgment.objects.filter(campaign=campaign)
+    if topic is not None:
+        judgments = judgments.filter(topic__number=topic)
+    if docno is not None:
+        judgments = judgments.filter(docno=docno)
     if humans_only:
         judgments = judgments.exclude(assessor__machine_judge__isnull=False)
     rows = judgments.values_list("topic__number", "docno", "assessor__username", "grade", "cant_judge")
@@ -52,9 +58,15 @@ def campaign_votes(*, campaign: Campaign, humans_only: bool = False) -> dict[Ite
     return out
 
 
-def campaign_decisions(*, campaign: Campaign) -> dict[Item, Adjudication]:
-    """Every decision, by (topic, docno)."""
+def campaign_decisions(
+    *, campaign: Campaign, topic: str | None = None, docno: str | None = None
+) -> dict[Item, Adjudication]:
+    """Every decision, by (topic, docno); ``topic`` and ``docno`` keep one topic, one document."""
     rows = Adjudication.objects.filter(campaign=campaign).select_related("topic", "adjudicator")
+    if topic is not None:
+        rows = rows.filter(topic__number=topic)
+    if docno is not None:
+        rows = rows.filter(docno=docno)
     return {(a.topic.number, a.docno): a for a in rows}
 
 
@@ -129,40 +141,50 @@ def still_to_judge(*, campaign: Campaign, user: Any) -> Callable[[Item], bool]:
     return lambda item: item in open_items or (item[0] in queued and item not in judged)
 
 
-def final_labels_hidden(*, campaign: Campaign, user: Any) -> bool:
-    """Whether the final labels (consensus, adjudicated, binary exports) would show ``user`` labels
-    of documents they still have to judge: an adjudicator who also assesses and is not done yet.
-    Organizers read everything of their campaign anyway."""
+def final_labels_withheld(*, campaign: Campaign, user: Any) -> Callable[[Item], bool] | None:
+    """What the final labels (consensus, adjudicated, binary exports) leave out for ``user``: the
+    documents they may still have to judge (:func:`still_to_judge`), for an adjudicator who also
+    assesses; None when nothing is (organizers read everything of their campaign)."""
     if not getattr(user, "is_authenticated", False) or has_role(user, campaign, Role.ORGANIZER):
-        return False
-    mine = Assignment.objects.filter(campaign=campaign, assessor_id=user.pk)
-    if mine.filter(order=Assignment.Order.QUEUE).exists():
-        return True  # a queue may still deal any document of its topic
-    judged = Judgment.objects.filter(
-        campaign=campaign,
-        assessor_id=user.pk,
-        topic_id=OuterRef("assignment__topic_id"),
-        docno=OuterRef("docno"),
-    )
-    return AssignmentItem.objects.filter(assignment__in=mine).exclude(Exists(judged)).exists()
+        return None
+    return still_to_judge(campaign=campaign, user=user)
+
+
+def withheld_count(*, campaign: Campaign, user: Any) -> int:
+    """How many documents with a final label :func:`final_labels_withheld` leaves out for ``user``."""
+    withheld = final_labels_withheld(campaign=campaign, user=user)
+    if withheld is None:
+        return 0
+    items = set(campaign_votes(campaign=campaign, humans_only=True))
+    items |= set(campaign_decisions(campaign=campaign))
+    return sum(1 for item in items if withheld(item))
 
 
 def adjudication_queue(
-    *, campaign: Campaign, show: str = "open", topic: str | None = None, viewer: Any = None
+    *,
+    campaign: Campaign,
+    show: str = "open",
+    topic: str | None = None,
+    viewer: Any = None,
+    docno: str | None = None,
 ) -> AdjudicationQueue:
     """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
 
     ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic.
     ``viewer``: the person reading; the documents they still have to judge themselves
-    (:func:`still_to_judge`) are left out, and out of the counts.
+    (:func:`still_to_judge`) are left out, and out of the counts. ``docno`` (with ``topic``) reads
+    that one document only, counts included: is it in the viewer's queue?
     """
     if show not in QUEUE_VIEWS:
         raise JudgingRefused(f"unknown queue view '{show}' (one of {', '.join(QUEUE_VIEWS)})")
-    found: list[Disagreement] = disagreements(campaign_votes(campaign=campaign))
+    if docno is not None and topic is None:
+        raise JudgingRefused("a document of the queue is named with its topic")
+    votes = campaign_votes(campaign=campaign, topic=topic if docno is not None else None, docno=docno)
+    found: list[Disagreement] = disagreements(votes)
     if viewer is not None:
         hidden = still_to_judge(campaign=campaign, user=viewer)
         found = [d for d in found if not hidden((d.topic, d.docno))]
-    decisions = campaign_decisions(campaign=campaign)
+    decisions = campaign_decisions(campaign=campaign, topic=topic if docno is not None else None, docno=docno)
     decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
     shown = [
         d
@@ -181,6 +203,25 @@ def adjudication_queue(
         for d in shown
     ]
     return AdjudicationQueue(rows=rows, open=len(found) - decided, decided=decided)
+
+
+def queue_item(*, campaign: Campaign, topic: str, docno: str, viewer: Any) -> AdjudicationRow:
+    """The disagreement (``topic``, ``docno``) of ``viewer``'s adjudication queue, decided or not
+    (:func:`adjudication_queue` says what is in it); :class:`JudgingRefused` saying why when it is
+    not there: no such topic, nobody judged it, the viewer still has to judge it, or its assessors
+    do not disagree."""
+    rows = adjudication_queue(campaign=campaign, show="all", topic=topic, docno=docno, viewer=viewer).rows
+    if rows:
+        return rows[0]
+    if not Topic.objects.filter(campaign=campaign, number=topic).exists():
+        raise JudgingRefused(f"campaign '{campaign.slug}' has no topic '{topic}'")
+    if not Judgment.objects.filter(campaign=campaign, topic__number=topic, docno=docno).exists():
+        raise JudgingRefused(f"nobody judged '{docno}' for topic {topic}")
+    if still_to_judge(campaign=campaign, user=viewer)((topic, docno)):
+        raise JudgingRefused(f"you still have to judge '{docno}' for topic {topic} yourself: judge it first")
+    raise JudgingRefused(
+        f"'{docno}' of topic {topic} is not in the adjudication queue: its assessors do not disagree"
+    )
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,11 @@ page_patterns: list[URLPattern] = [
         views.adjudication_decide_page,
         name="adjudication_decide",
     ),
+    path(
+        "campaigns/<slug:slug>/adjudication/withdraw/",
+        views.adjudication_withdraw_page,
+        name="adjudication_withdraw",
+    ),
     path("campaigns/<slug:slug>/agreement/", views.agreement, name="agreement"),
     path("campaigns/<slug:slug>/exports/", views.exports, name="exports"),
     path("campaigns/<slug:slug>/exports/<slug:kind>/", views.export, name="export"),
@@ -24,6 +29,16 @@ api_patterns: list[URLPattern] = [
         "campaigns/<slug:slug>/adjudication/decide/",
         apis.AdjudicationDecideApi.as_view(),
         name="adjudication_decide",
+    ),
+    path(
+        "campaigns/<slug:slug>/adjudication/item/",
+        apis.AdjudicationItemApi.as_view(),
+        name="adjudication_item",
+    ),
+    path(
+        "campaigns/<slug:slug>/adjudication/withdraw/",
+        apis.AdjudicationWithdrawApi.as_view(),
+        name="adjudication_withdraw",
     ),
     path("campaigns/<slug:slug>/agreement/", apis.AgreementApi.as_view(), name="agreement"),
     path(

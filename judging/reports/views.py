@@ -10,11 +10,10 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import access
@@ -26,24 +25,25 @@ from campaigns.views import campaign_page, page_campaign, refusals_as_messages
 from judging.agreement import DEFAULT_MEASURES
 from judging.consensus import RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
-from judging.models import MachineJudge
-from judging.reports.downloads import export_download
-from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
+from judging.reports.adjudication import page_state
+from judging.reports.downloads import WITHHELD_HEADER, export_download
+from judging.reports.inputs import (
+    AdjudicationQueueInput,
+    AgreementInput,
+    DecisionInput,
+    ExportInput,
+    WithdrawInput,
+)
 from judging.reports.selectors import (
-    LABELS_HIDDEN,
     READERS,
     adjudication_queue,
     agreement_jobs,
-    final_labels_hidden,
     topic_numbers_judged,
-    topic_titles,
-    with_documents,
+    withheld_count,
 )
 from judging.selectors import campaign_assessors, campaign_grades
-from judging.services import adjudication_decide, agreement_report_start
+from judging.services import adjudication_decide, adjudication_withdraw, agreement_report_start
 from pooling.selectors import campaign_pools
-
-PAGE_SIZE = 50
 
 reader_page = campaign_page(*READERS)
 
@@ -51,17 +51,45 @@ reader_page = campaign_page(*READERS)
 # ------------------------------------------------------------------------------- adjudication
 
 
+def _queue_url(campaign: Campaign, show: str, topic: str, item: int | None = None) -> str:
+    """The adjudication page of a view (``show``, ``topic``), at its ``item``-th disagreement."""
+    query = {"show": show} | ({"topic": topic} if topic else {}) | ({"item": item} if item else {})
+    return f"{reverse('judging:adjudication', args=[campaign.slug])}?{urlencode(query)}"
+
+
 @reader_page
 @require_GET
 def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """One disagreement at a time (``?item=``), with a form per decision; adjudicate.js makes it a
+    keyboard page that saves through the API and never reloads."""
     form = AdjudicationQueueInput(data=request.GET)
     data: dict[str, Any] = (
-        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "page": 1}
+        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "item": 1}
     )
-    queue = adjudication_queue(
-        campaign=campaign, show=data["show"], topic=data["topic"] or None, viewer=request.user
+    show, topic = data["show"], data["topic"]
+    queue = adjudication_queue(campaign=campaign, show=show, viewer=request.user)
+    shown = [r for r in queue.rows if not topic or r.topic == topic]
+    index = min(data["item"], len(shown) + 1) - 1  # past the last: the end of the list
+    state = page_state(
+        campaign=campaign,
+        queue=queue,
+        shown=shown,
+        index=index,
+        viewer=request.user,
+        show=show,
+        topic=topic,
+        urls={
+            "page": reverse("judging:adjudication", args=[campaign.slug]),
+            "item": reverse("judging_api:adjudication_item", args=[campaign.slug]),
+            "decide": reverse("judging_api:adjudication_decide", args=[campaign.slug]),
+            "withdraw": reverse("judging_api:adjudication_withdraw", args=[campaign.slug]),
+        },
     )
-    page = Paginator(queue.rows, PAGE_SIZE).get_page(data["page"])
+    current = state["current"]
+    position = index + 1
+    # the form's way on: in the open view a decided disagreement leaves it, so the next one takes
+    # its place; in the others it stays, and the next one is one further
+    after = position if show == "open" else position + 1
     grades = campaign_grades(campaign=campaign)
     return render(
         request,
@@ -69,19 +97,19 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         {
             "campaign": campaign,
             "queue": queue,
-            "page": page,
-            "rows": with_documents(campaign=campaign, rows=list(page.object_list)),
+            "current": current,
+            "decision": current["decision"] if current else None,
+            "position": position,
+            "count": len(shown),
+            "previous_url": _queue_url(campaign, show, topic, position - 1) if position > 1 else "",
+            "next_url": _queue_url(campaign, show, topic, position + 1) if position <= len(shown) else "",
+            "after_url": _queue_url(campaign, show, topic, after),
             "grades": grades,
-            "labels": {g.value: g.label for g in grades},
-            "show": data["show"],
-            "topic": data["topic"],
+            "show": show,
+            "topic": topic,
             "topics": topic_numbers_judged(campaign=campaign),
-            "topic_titles": topic_titles(campaign=campaign),
             "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),
-            # machine assessors' votes are marked: a disagreement with a machine reads differently
-            "machines": set(
-                MachineJudge.objects.filter(campaign=campaign).values_list("user__username", flat=True)
-            ),
+            "state": state,
         },
     )
 
@@ -100,8 +128,19 @@ def _back(request: HttpRequest, campaign: Campaign) -> str:
 def adjudication_decide_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     with refusals_as_messages(request):
         data = validated(DecisionInput(data=request.POST))
-        decision = adjudication_decide(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
-        messages.success(request, f"topic {data['topic']}, {decision.docno}: final grade {decision.grade}")
+        decided = adjudication_decide(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
+        d = decided.decision
+        messages.success(request, f"topic {data['topic']}, {d.docno}: final grade {d.grade}")
+    return redirect(_back(request, campaign))
+
+
+@reader_page
+@require_POST
+def adjudication_withdraw_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    with refusals_as_messages(request):
+        data = validated(WithdrawInput(data=request.POST))
+        adjudication_withdraw(adjudicator=request.user, campaign=campaign, **data)  # type: ignore[arg-type]
+        messages.success(request, f"topic {data['topic']}, {data['docno']}: decision withdrawn, open again")
     return redirect(_back(request, campaign))
 
 
@@ -166,6 +205,8 @@ def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             "assessors": campaign_assessors(campaign=campaign) if organizer else [],
             "pools": list(campaign_pools(campaign=campaign)) if organizer else [],
             "rules": RULES,
+            "withheld": withheld_count(campaign=campaign, user=request.user),
+            "withheld_header": WITHHELD_HEADER,
         },
     )
 
@@ -174,9 +215,8 @@ def exports(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 @require_GET
 def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
     campaign = page_campaign(request, slug, *export_roles(kind))
-    if final_labels_hidden(campaign=campaign, user=request.user):
-        return HttpResponse(LABELS_HIDDEN, status=403, content_type="text/plain")
     try:
-        return export_download(campaign=campaign, kind=kind, data=validated(ExportInput(data=request.GET)))
+        data = validated(ExportInput(data=request.GET))
+        return export_download(campaign=campaign, kind=kind, data=data, user=request.user)
     except CampaignDataError as exc:
         return HttpResponse("\n".join(exc.problems), status=400, content_type="text/plain")

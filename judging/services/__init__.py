@@ -5,7 +5,7 @@ the commands.
 """
 
 from judging.errors import JudgingRefused
-from judging.services.adjudication import adjudication_decide
+from judging.services.adjudication import AdjudicationDecided, adjudication_decide, adjudication_withdraw
 from judging.services.agreement import agreement_report_start
 from judging.services.assignments import (
     assignment_delete,
@@ -23,10 +23,12 @@ from judging.services.judgments import (
 from judging.services.scale import grade_check, scale_ensure, scale_set, scale_values
 
 __all__ = [
+    "AdjudicationDecided",
     "JudgingRefused",
     "JudgmentSaved",
     "NextDocument",
     "adjudication_decide",
+    "adjudication_withdraw",
     "agreement_report_start",
     "assignment_deal",
     "assignment_delete",

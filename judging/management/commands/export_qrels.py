@@ -48,14 +48,14 @@ class Command(BaseCommand):
         except CampaignNotFound as exc:
             raise CommandError(f"export_qrels: no campaign '{opts['campaign']}'", returncode=2) from exc
         try:
-            text, _ = export_file(
+            text = export_file(
                 campaign=campaign,
                 kind=opts["kind"],
                 assessor=opts["assessor"],
                 rule=opts["rule"],
                 threshold=opts["threshold"],
                 pool=opts["pool"],
-            )
+            ).text
         except CampaignDataError as exc:
             raise CommandError(f"export_qrels: {'; '.join(exc.problems)}", returncode=2) from exc
         if opts["output"] == "-":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -9,8 +10,8 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import Campaign
-from judging.models import Adjudication, Assignment
+from campaigns.models import Campaign, Document
+from judging.models import Adjudication, Assignment, Judgment
 from judging.services import assignments_create, judgment_record
 from pooling.models import Pool
 from pooling.services import pool_build, pool_commit
@@ -55,6 +56,14 @@ def disputed(loaded: Campaign, assessor: Any, co_assessor: Any) -> dict[str, Any
     }
 
 
+def page_state(html: str) -> dict[str, Any]:
+    """The state the adjudication page hands its script (the json_script element)."""
+    start = html.index('id="adjudicate-state" type="application/json">') + len(
+        'id="adjudicate-state" type="application/json">'
+    )
+    return dict(json.loads(html[start : html.index("</script>", start)]))
+
+
 def queue_rows(client: Client, campaign: Campaign, **params: str) -> list[tuple[str, str, int]]:
     response = client.get(reverse("judging_api:adjudication", args=[campaign.slug]), params)
     assert response.status_code == 200
@@ -78,12 +87,17 @@ def test_queue_lists_disagreements_largest_distance_first(
     page = client.get(reverse("judging:adjudication", args=[loaded.slug]))
     assert page.status_code == 200
     html = page.content.decode()
-    positions = [html.index(f'data-docno="{docno}"') for _, docno, _ in expected]
-    assert positions == sorted(positions)
+    # the page shows the first and carries the list for its script, in the same order
+    assert f'data-docno="{expected[0][1]}"' in html
+    state = page_state(html)
+    assert [(r["topic"], r["docno"], r["distance"]) for r in state["items"]] == expected
     assert d["agreed"] not in html and d["cant"] not in html
     assert 'id="queue-open">5<' in html
     # the votes are shown by username
     assert "alice: 0" in html and "bob: 2" in html
+    # the form's way through the list: ?item=N is the N-th, with its own votes
+    third = client.get(reverse("judging:adjudication", args=[loaded.slug]), {"item": 3}).content.decode()
+    assert f'data-docno="{expected[2][1]}"' in third and "alice: 0" in third and "bob: 1" in third
 
 
 def test_queue_shows_the_votes_in_the_api(loaded: Campaign, disputed: dict[str, str], organizer: Any) -> None:
@@ -198,3 +212,166 @@ def test_the_page_and_the_api_store_the_same_decision(
     api = reverse("judging_api:adjudication_decide", args=[loaded.slug])
     assert client.post(api, data, content_type="application/json").json()["note"] == "partly"
     assert Adjudication.objects.values_list("topic__number", "docno", "grade", "note").get() == by_page
+
+
+# ------------------------------------------------------------------- the page's script's API
+
+
+def item_api(client: Client, campaign: Campaign, topic: str, docno: str) -> Any:
+    return client.get(
+        reverse("judging_api:adjudication_item", args=[campaign.slug]), {"topic": topic, "docno": docno}
+    )
+
+
+def test_the_item_api_answers_what_the_page_shows_of_a_disagreement(
+    loaded: Campaign, disputed: dict[str, str], adjudicator: Any
+) -> None:
+    client = login(adjudicator)
+    Document.objects.update_or_create(
+        campaign=loaded, docno=disputed["far_402"], defaults={"title": "T", "text": "the text"}
+    )
+    Judgment.objects.filter(docno=disputed["far_402"], assessor__username="bob").update(
+        comment="bob's reason"
+    )
+    body = item_api(client, loaded, "402", disputed["far_402"]).json()
+    assert body == {
+        "topic": "402",
+        "docno": disputed["far_402"],
+        "distance": 2,
+        "decision": None,
+        "votes": [
+            {"assessor": "alice", "grade": 2, "cant_judge": False, "comment": "", "machine": False},
+            {"assessor": "bob", "grade": 0, "cant_judge": False, "comment": "bob's reason", "machine": False},
+        ],
+        "title": "T",
+        "text": "the text",
+        "stored": True,
+        "statement": {
+            "number": "402",
+            "title": "assessor agreement kappa",
+            "description": "How well do relevance assessors agree with each other?",
+            "narrative": "Relevant documents report inter-assessor agreement, e.g. Cohen's kappa or overlap.",
+        },
+    }
+    # the page's first disagreement is the same JSON
+    page = client.get(reverse("judging:adjudication", args=[loaded.slug]), {"topic": "402"})
+    assert page_state(page.content.decode())["current"] == body
+    refused = item_api(client, loaded, "401", disputed["agreed"])
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        f"'{disputed['agreed']}' of topic 401 is not in the adjudication queue: its assessors do not disagree"
+    ]
+
+
+def test_a_decision_brings_the_next_disagreement_and_says_what_it_replaced(
+    loaded: Campaign,
+    disputed: dict[str, str],
+    adjudicator: Any,
+    django_assert_max_num_queries: Any,
+) -> None:
+    client = login(adjudicator)
+    url = reverse("judging_api:adjudication_decide", args=[loaded.slug])
+    data = {"topic": "401", "docno": disputed["far_401"], "grade": 1, "note": "n"}
+    ahead = {"next_topic": "402", "next_docno": disputed["far_402"]}
+    with django_assert_max_num_queries(30):  # one request: decide, then read the next one
+        first = client.post(url, data | ahead, content_type="application/json").json()
+    assert (first["grade"], first["note"], first["previous"]) == (1, "n", None)
+    assert first["item"] == item_api(client, loaded, "402", disputed["far_402"]).json()
+    changed = client.post(url, data | {"grade": 2, "note": ""}, content_type="application/json").json()
+    assert changed["previous"] == {"grade": 1, "note": "n"} and changed["item"] is None
+    half = client.post(url, data | {"next_topic": "402"}, content_type="application/json")
+    assert half.status_code == 400 and half.json()["errors"] == ["next_topic and next_docno go together"]
+
+
+def test_withdrawing_a_decision_opens_the_disagreement_again(
+    loaded: Campaign, disputed: dict[str, str], adjudicator: Any
+) -> None:
+    client = login(adjudicator)
+    docno = disputed["far_401"]
+    client.post(
+        reverse("judging_api:adjudication_decide", args=[loaded.slug]),
+        {"topic": "401", "docno": docno, "grade": 2},
+        content_type="application/json",
+    )
+    api = reverse("judging_api:adjudication_withdraw", args=[loaded.slug])
+    stale = client.post(api, {"topic": "401", "docno": docno, "grade": 1}, content_type="application/json")
+    assert stale.status_code == 400 and "has final grade 2 now, not 1" in stale.json()["errors"][0]
+    done = client.post(api, {"topic": "401", "docno": docno, "grade": 2}, content_type="application/json")
+    assert done.json() == {"topic": "401", "docno": docno, "withdrawn": True}
+    assert not Adjudication.objects.exists() and docno in [r[1] for r in queue_rows(client, loaded)]
+    # the page's form does the same (the page without its script)
+    client.post(
+        reverse("judging:adjudication_decide", args=[loaded.slug]),
+        {"topic": "401", "docno": docno, "grade": 0},
+    )
+    back = reverse("judging:adjudication", args=[loaded.slug]) + "?show=decided"
+    page = client.post(
+        reverse("judging:adjudication_withdraw", args=[loaded.slug]),
+        {"topic": "401", "docno": docno, "grade": 0, "next": back},
+    )
+    assert page.status_code == 302 and page["Location"] == back
+    assert not Adjudication.objects.exists()
+
+
+def test_someone_elses_decision_is_refused_on_the_api_with_who_made_it(
+    loaded: Campaign, disputed: dict[str, str], adjudicator: Any, organizer: Any
+) -> None:
+    docno = disputed["far_401"]
+    url = reverse("judging_api:adjudication_decide", args=[loaded.slug])
+    login(organizer).post(url, {"topic": "401", "docno": docno, "grade": 0}, content_type="application/json")
+    answer = login(adjudicator).post(
+        url, {"topic": "401", "docno": docno, "grade": 2}, content_type="application/json"
+    )
+    assert answer.status_code == 400
+    assert answer.json()["errors"] == [
+        f"topic 401, '{docno}' was already decided by olga (final grade 0): only they can change it"
+    ]
+    assert Adjudication.objects.get().grade == 0
+
+
+def test_the_page_walks_the_list_without_a_script(
+    loaded: Campaign, disputed: dict[str, str], adjudicator: Any
+) -> None:
+    """The open view: a decision's form goes back to the same place, where the next one now is;
+    the decided view goes one further."""
+    client = login(adjudicator)
+    page = client.get(reverse("judging:adjudication", args=[loaded.slug]), {"item": 2}).content.decode()
+    assert f'data-docno="{disputed["far_402"]}"' in page
+    assert 'name="next" value="/judging/campaigns/trec-demo/adjudication/?show=open&amp;item=2"' in page
+    assert 'id="prev-link" href="/judging/campaigns/trec-demo/adjudication/?show=open&amp;item=1"' in page
+    decided = client.get(reverse("judging:adjudication", args=[loaded.slug]), {"show": "all", "topic": "402"})
+    html = decided.content.decode()
+    assert (
+        'name="next" value="/judging/campaigns/trec-demo/adjudication/?show=all&amp;topic=402&amp;item=2"'
+        in html
+    )
+    assert 'id="adj-count">2<' in html
+    end = client.get(reverse("judging:adjudication", args=[loaded.slug]), {"item": 99}).content.decode()
+    assert 'id="adj-end" class="card adj-end">' in end and 'id="adj-position">–<' in end
+
+
+def test_the_adjudication_api_is_in_the_schema_with_its_shapes(client: Client) -> None:
+    from tests.test_api_schema import _answer, _resolve, _schema
+
+    schema = _schema(client)
+    base = "/api/judging/campaigns/{slug}/adjudication/"
+    operations = {
+        (base, "get"): "adjudication_queue",
+        (base + "item/", "get"): "adjudication_item",
+        (base + "decide/", "post"): "adjudication_decide",
+        (base + "withdraw/", "post"): "adjudication_withdraw",
+    }
+    for (path, method), operation in operations.items():
+        assert schema["paths"][path][method]["operationId"] == operation
+    item = _answer(schema, base + "item/", "get", "200")
+    assert {"votes", "statement", "text", "decision", "distance"} <= set(item["properties"])
+    decided = _answer(schema, base + "decide/", "post", "200")
+    assert {"grade", "adjudicator", "previous", "item"} <= set(decided["properties"])
+    request = schema["paths"][base + "decide/"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]
+    assert {"next_topic", "next_docno", "grade", "note"} <= set(_resolve(schema, request)["properties"])
+    queue = _answer(schema, base, "get", "200")
+    assert {"open", "decided", "rows"} == set(queue["properties"])
+    export = schema["paths"]["/api/judging/campaigns/{slug}/exports/{kind}/"]["get"]["responses"]["200"]
+    assert "X-Workbench-Withheld" in export["description"]

@@ -60,6 +60,7 @@ class Endpoint:
 ENDPOINTS = [
     Endpoint("judging:adjudication", "get"),
     Endpoint("judging:adjudication_decide", "post", data={"topic": "401"}, organizer=302, adjudicator=302),
+    Endpoint("judging:adjudication_withdraw", "post", data={"topic": "401"}, organizer=302, adjudicator=302),
     Endpoint("judging:agreement", "get"),
     Endpoint("judging:agreement", "post", data={"bootstrap": 0}, organizer=302, adjudicator=302),
     Endpoint("judging:exports", "get"),
@@ -68,6 +69,8 @@ ENDPOINTS = [
     Endpoint("judging:export", "get", "assessor", query="?assessor=alice", adjudicator=403),
     Endpoint("judging_api:adjudication", "get"),
     Endpoint("judging_api:adjudication_decide", "post", data={}, organizer=400, adjudicator=400),
+    Endpoint("judging_api:adjudication_item", "get", query="?topic=401&docno=d1"),
+    Endpoint("judging_api:adjudication_withdraw", "post", data={}, organizer=400, adjudicator=400),
     Endpoint("judging_api:agreement", "get"),
     Endpoint("judging_api:agreement_report", "post", data={}, organizer=202, adjudicator=202),
     Endpoint("judging_api:export", "get", "adjudicated"),
