@@ -7,8 +7,8 @@ and the consensus rules :mod:`judging.consensus`'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Exists, OuterRef, QuerySet
@@ -19,9 +19,28 @@ from campaigns.selectors import campaign_rankings, campaign_runs
 from engine.measures.base import EvalOptions
 from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
-from judging.consensus import Disagreement, Item, disagreements, final_labels
+from judging.consensus import (
+    DEFAULT_MACHINE_RULE,
+    KINDS,
+    MACHINE,
+    MACHINE_RULES,
+    Disagreement,
+    Item,
+    disagreement_kind,
+    disagreements,
+    final_labels,
+    to_people,
+)
 from judging.errors import JudgingRefused
-from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, MachineJudge
+from judging.models import (
+    Adjudication,
+    AdjudicationSettings,
+    Assignment,
+    AssignmentItem,
+    Grade,
+    Judgment,
+    MachineJudge,
+)
 from pooling.models import Pool
 from pooling.selectors import campaign_pools
 from trec.progress import ProgressCallback, quiet_progress
@@ -29,6 +48,8 @@ from trec.progress import ProgressCallback, quiet_progress
 READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
 
 QUEUE_VIEWS = ("open", "decided", "all")
+QUEUE_KINDS = ("all", *KINDS)
+KIND_NAMES = {"all": "every kind", "human": "between people", "machine": "machine vs people"}
 LABELS_HIDDEN = "the final labels include documents you still have to judge: judge them first"
 AGREEMENT_JOB = "agreement_report"
 
@@ -99,12 +120,24 @@ class AdjudicationRow:
 
 
 @dataclass(frozen=True)
+class QueueCount:
+    """How many disagreements of the queue are open (no decision) and decided."""
+
+    open: int
+    decided: int
+
+
+@dataclass(frozen=True)
 class AdjudicationQueue:
-    """The adjudication queue: the rows shown, and how many disagreements are open or decided."""
+    """The adjudication queue: the rows shown, and how many disagreements are open or decided,
+    in all and of each kind (:data:`judging.consensus.KINDS`: between people, or only a
+    machine's grade differs), under the campaign's machine rule."""
 
     rows: list[AdjudicationRow]
     open: int  # disagreements without a decision
     decided: int
+    by_kind: dict[str, QueueCount] = field(default_factory=dict)
+    machine_rule: str = DEFAULT_MACHINE_RULE
 
 
 def still_to_judge(*, campaign: Campaign, user: Any) -> Callable[[Item], bool]:
@@ -146,27 +179,61 @@ def final_labels_hidden(*, campaign: Campaign, user: Any) -> bool:
     return AssignmentItem.objects.filter(assignment__in=mine).exclude(Exists(judged)).exists()
 
 
+def machine_rule_get(*, campaign: Campaign) -> str:
+    """The campaign's rule for which machine disagreements go to people (the default without a row)."""
+    rule = (
+        AdjudicationSettings.objects.filter(campaign=campaign).values_list("machine_rule", flat=True).first()
+    )
+    return rule or DEFAULT_MACHINE_RULE
+
+
+def campaign_machines(*, campaign: Campaign) -> set[str]:
+    """The usernames of the campaign's machine assessors."""
+    return set(MachineJudge.objects.filter(campaign=campaign).values_list("user__username", flat=True))
+
+
+def _disagreements_seen(campaign: Campaign, viewer: Any) -> list[Disagreement]:
+    """Every disagreement, without the documents ``viewer`` still has to judge themselves."""
+    found: list[Disagreement] = disagreements(campaign_votes(campaign=campaign))
+    if viewer is not None:
+        hidden = still_to_judge(campaign=campaign, user=viewer)
+        found = [d for d in found if not hidden((d.topic, d.docno))]
+    return found
+
+
+def _count(found: Sequence[Disagreement], decisions: Collection[Item]) -> QueueCount:
+    decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
+    return QueueCount(open=len(found) - decided, decided=decided)
+
+
 def adjudication_queue(
-    *, campaign: Campaign, show: str = "open", topic: str | None = None, viewer: Any = None
+    *, campaign: Campaign, show: str = "open", topic: str | None = None, kind: str = "all", viewer: Any = None
 ) -> AdjudicationQueue:
     """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
 
-    ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic.
+    Those only a machine causes are in it as the campaign's machine rule says
+    (:func:`judging.consensus.to_people`); decisions taken on others stay, out of the queue.
+    ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic;
+    ``kind``: ``all``, or one of :data:`judging.consensus.KINDS` (``human``: people's grades
+    differ; ``machine``: only a machine's). The counts are over every topic and kind.
     ``viewer``: the person reading; the documents they still have to judge themselves
     (:func:`still_to_judge`) are left out, and out of the counts.
     """
     if show not in QUEUE_VIEWS:
         raise JudgingRefused(f"unknown queue view '{show}' (one of {', '.join(QUEUE_VIEWS)})")
-    found: list[Disagreement] = disagreements(campaign_votes(campaign=campaign))
-    if viewer is not None:
-        hidden = still_to_judge(campaign=campaign, user=viewer)
-        found = [d for d in found if not hidden((d.topic, d.docno))]
+    if kind not in QUEUE_KINDS:
+        raise JudgingRefused(f"unknown kind of disagreement '{kind}' (one of {', '.join(QUEUE_KINDS)})")
+    machines = campaign_machines(campaign=campaign)
+    rule = machine_rule_get(campaign=campaign)
+    found = [d for d in _disagreements_seen(campaign, viewer) if to_people(d, machines, rule)]
+    kinds = {id(d): disagreement_kind(d, machines) for d in found}
     decisions = campaign_decisions(campaign=campaign)
-    decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
+    total = _count(found, decisions)
     shown = [
         d
         for d in found
         if (topic is None or d.topic == topic)
+        and (kind == "all" or kinds[id(d)] == kind)
         and (show == "all" or (show == "decided") == ((d.topic, d.docno) in decisions))
     ]
     rows = [
@@ -179,7 +246,24 @@ def adjudication_queue(
         )
         for d in shown
     ]
-    return AdjudicationQueue(rows=rows, open=len(found) - decided, decided=decided)
+    return AdjudicationQueue(
+        rows=rows,
+        open=total.open,
+        decided=total.decided,
+        by_kind={k: _count([d for d in found if kinds[id(d)] == k], decisions) for k in KINDS},
+        machine_rule=rule,
+    )
+
+
+def machine_rule_counts(*, campaign: Campaign) -> dict[str, QueueCount]:
+    """Per machine rule, the disagreements only a machine causes that it would send to people
+    (open and decided): what the organizer weighs when choosing one."""
+    machines = campaign_machines(campaign=campaign)
+    found = [d for d in _disagreements_seen(campaign, None) if disagreement_kind(d, machines) == MACHINE]
+    decisions = campaign_decisions(campaign=campaign)
+    return {
+        rule: _count([d for d in found if to_people(d, machines, rule)], decisions) for rule in MACHINE_RULES
+    }
 
 
 @dataclass(frozen=True)

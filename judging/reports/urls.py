@@ -14,6 +14,11 @@ page_patterns: list[URLPattern] = [
         views.adjudication_decide_page,
         name="adjudication_decide",
     ),
+    path(
+        "campaigns/<slug:slug>/adjudication/settings/",
+        views.adjudication_settings,
+        name="adjudication_settings",
+    ),
     path("campaigns/<slug:slug>/agreement/", views.agreement, name="agreement"),
     path("campaigns/<slug:slug>/exports/", views.exports, name="exports"),
     path("campaigns/<slug:slug>/exports/<slug:kind>/", views.export, name="export"),
@@ -24,6 +29,11 @@ api_patterns: list[URLPattern] = [
         "campaigns/<slug:slug>/adjudication/decide/",
         apis.AdjudicationDecideApi.as_view(),
         name="adjudication_decide",
+    ),
+    path(
+        "campaigns/<slug:slug>/adjudication/settings/",
+        apis.AdjudicationSettingsApi.as_view(),
+        name="adjudication_settings",
     ),
     path("campaigns/<slug:slug>/agreement/", apis.AgreementApi.as_view(), name="agreement"),
     path(

@@ -22,25 +22,34 @@ from campaigns.errors import CampaignDataError
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign
 from campaigns.selectors import campaign_runs
-from campaigns.views import campaign_page, page_campaign, refusals_as_messages
+from campaigns.views import campaign_page, organizer_page, page_campaign, refusals_as_messages
 from judging.agreement import DEFAULT_MEASURES
-from judging.consensus import RULES
+from judging.consensus import MACHINE_RULES, RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
 from judging.models import MachineJudge
 from judging.reports.downloads import export_download
-from judging.reports.inputs import AdjudicationQueueInput, AgreementInput, DecisionInput, ExportInput
+from judging.reports.inputs import (
+    AdjudicationQueueInput,
+    AdjudicationSettingsInput,
+    AgreementInput,
+    DecisionInput,
+    ExportInput,
+)
 from judging.reports.selectors import (
+    KIND_NAMES,
     LABELS_HIDDEN,
     READERS,
     adjudication_queue,
     agreement_jobs,
     final_labels_hidden,
+    machine_rule_counts,
+    machine_rule_get,
     topic_numbers_judged,
     topic_titles,
     with_documents,
 )
 from judging.selectors import campaign_assessors, campaign_grades
-from judging.services import adjudication_decide, agreement_report_start
+from judging.services import adjudication_decide, adjudication_settings_set, agreement_report_start
 from pooling.selectors import campaign_pools
 
 PAGE_SIZE = 50
@@ -56,10 +65,14 @@ reader_page = campaign_page(*READERS)
 def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     form = AdjudicationQueueInput(data=request.GET)
     data: dict[str, Any] = (
-        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "page": 1}
+        form.validated_data if form.is_valid() else {"show": "open", "kind": "all", "topic": "", "page": 1}
     )
     queue = adjudication_queue(
-        campaign=campaign, show=data["show"], topic=data["topic"] or None, viewer=request.user
+        campaign=campaign,
+        show=data["show"],
+        topic=data["topic"] or None,
+        kind=data["kind"],
+        viewer=request.user,
     )
     page = Paginator(queue.rows, PAGE_SIZE).get_page(data["page"])
     grades = campaign_grades(campaign=campaign)
@@ -74,6 +87,11 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             "grades": grades,
             "labels": {g.value: g.label for g in grades},
             "show": data["show"],
+            "kind": data["kind"],
+            "kind_names": KIND_NAMES,
+            "kind_name": KIND_NAMES[data["kind"]],
+            "kind_counts": [(k, KIND_NAMES[k], c) for k, c in queue.by_kind.items()],
+            "machine_rule": MACHINE_RULES[queue.machine_rule],
             "topic": data["topic"],
             "topics": topic_numbers_judged(campaign=campaign),
             "topic_titles": topic_titles(campaign=campaign),
@@ -180,3 +198,33 @@ def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
         return export_download(campaign=campaign, kind=kind, data=validated(ExportInput(data=request.GET)))
     except CampaignDataError as exc:
         return HttpResponse("\n".join(exc.problems), status=400, content_type="text/plain")
+
+
+# ------------------------------------------------------------------------ adjudication settings
+
+
+@organizer_page
+@require_http_methods(["GET", "POST"])
+def adjudication_settings(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    """Which disagreements only a machine causes go to people: each rule with what it would send."""
+    if request.method == "POST":
+        with refusals_as_messages(request):
+            data = validated(AdjudicationSettingsInput(data=request.POST))
+            adjudication_settings_set(campaign=campaign, machine_rule=data["machine_rule"])
+            messages.success(
+                request, f"machine disagreements that go to people: {MACHINE_RULES[data['machine_rule']]}"
+            )
+        return redirect("judging:adjudication_settings", slug=campaign.slug)
+    counts = machine_rule_counts(campaign=campaign)
+    queue = adjudication_queue(campaign=campaign, viewer=request.user)
+    return render(
+        request,
+        "judging/adjudication_settings.html",
+        {
+            "campaign": campaign,
+            "rule": machine_rule_get(campaign=campaign),
+            "rules": [(name, text, counts[name]) for name, text in MACHINE_RULES.items()],
+            "queue": queue,
+            "kind_counts": [(k, KIND_NAMES[k], c) for k, c in queue.by_kind.items()],
+        },
+    )
