@@ -16,13 +16,13 @@ def pool_step(campaign: Campaign) -> StepState:
     from campaigns.sections import StepLink, StepState
     from jobs.models import Job
     from pooling.models import Pool
-    from pooling.selectors import campaign_pools
+    from pooling.selectors import DIAGNOSTICS_JOB, campaign_pools
 
     pools = list(campaign_pools(campaign=campaign))
     diagnostics = tuple(
         StepLink(f"{j.title} ({j.created_at:%Y-%m-%d %H:%M})", reverse("jobs:job", args=[j.id]))
         for j in Job.objects.filter(
-            campaign=campaign, kind="pool_diagnostics", status=Job.Status.DONE
+            campaign=campaign, kind=DIAGNOSTICS_JOB, status=Job.Status.DONE
         ).order_by("-created_at")[:5]
     )
     committed = [p for p in pools if p.status == Pool.Status.COMMITTED]
@@ -55,7 +55,7 @@ class PoolingConfig(AppConfig):
     def ready(self) -> None:
         from campaigns.sections import Section, Step, section_register, step_register
         from jobs.registry import register_module
-        from pooling.selectors import campaign_pools
+        from pooling.selectors import DIAGNOSTICS_JOB, campaign_pools
 
         register_module("pooling.jobs", "documents_import", "pool_build", "pool_diagnostics")
 

@@ -369,6 +369,30 @@ def agreement_jobs(*, campaign: Campaign, user: Any, limit: int = 10) -> QuerySe
 
 
 @dataclass(frozen=True)
+class CalibrationLink:
+    """Where a machine assessor's latest calibration against the humans is: a section of the
+    latest finished agreement report (None: that report has none for it)."""
+
+    job: Job
+    anchor: str  # the report page's section of this machine ("" when the report has none for it)
+
+
+def latest_calibration(*, campaign: Campaign, machine: str) -> CalibrationLink | None:
+    """The latest finished agreement report of the campaign, with the anchor of ``machine``'s
+    calibration in it if it calibrates it (a report older than the machine's judgments does not).
+    Organizers read every report (the machine's page is theirs)."""
+    job = (
+        Job.objects.filter(campaign=campaign, kind=AGREEMENT_JOB, status=Job.Status.DONE)
+        .order_by("-created_at")
+        .first()
+    )
+    if job is None:
+        return None
+    calibrated = {c.get("machine") for c in (job.result or {}).get("calibrations") or []}
+    return CalibrationLink(job, f"calibration-{machine}" if machine in calibrated else "")
+
+
+@dataclass(frozen=True)
 class AgreementParams:
     """The agreement report's parameters, as a job stores them."""
 
