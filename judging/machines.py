@@ -515,6 +515,7 @@ def preview_json(preview: MachinePoolPreview) -> dict[str, Any]:
     return {
         "depth": preview.depth,
         "topics": preview.topics,
+        "candidates": preview.candidates,
         "documents": preview.documents,
         "strata": [c._asdict() for c in preview.strata],
     }

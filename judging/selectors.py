@@ -254,7 +254,7 @@ def adjudication_step(campaign: Campaign) -> StepState:
         for k, c in queue.by_kind.items()
     )
     rule = StepLink(
-        f"Disagreements only a machine causes that go to people: {MACHINE_RULES[queue.machine_rule]}",
+        f"Machine disagreements that go to people: {MACHINE_RULES[queue.machine_rule]}",
         reverse("judging:adjudication_settings", args=[campaign.slug]),
     )
     action = StepLink("Adjudicate", queue_url)

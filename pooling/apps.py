@@ -19,11 +19,10 @@ def pool_step(campaign: Campaign) -> StepState:
     from pooling.selectors import DIAGNOSTICS_JOB, campaign_pools
 
     pools = list(campaign_pools(campaign=campaign))
+    done = Job.objects.filter(campaign=campaign, kind=DIAGNOSTICS_JOB, status=Job.Status.DONE)
     diagnostics = tuple(
         StepLink(f"{j.title} ({j.created_at:%Y-%m-%d %H:%M})", reverse("jobs:job", args=[j.id]))
-        for j in Job.objects.filter(
-            campaign=campaign, kind=DIAGNOSTICS_JOB, status=Job.Status.DONE
-        ).order_by("-created_at")[:5]
+        for j in done.order_by("-created_at")[:5]
     )
     committed = [p for p in pools if p.status == Pool.Status.COMMITTED]
     if committed:
@@ -55,7 +54,7 @@ class PoolingConfig(AppConfig):
     def ready(self) -> None:
         from campaigns.sections import Section, Step, section_register, step_register
         from jobs.registry import register_module
-        from pooling.selectors import DIAGNOSTICS_JOB, campaign_pools
+        from pooling.selectors import campaign_pools
 
         register_module("pooling.jobs", "documents_import", "pool_build", "pool_diagnostics")
 

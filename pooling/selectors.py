@@ -14,7 +14,7 @@ from campaigns.selectors import campaign_qrels_sets, campaign_rankings, campaign
 from jobs.models import Job
 from pooling.models import Pool, PoolDocument
 from pooling.spec import PoolSpec
-from pooling.strategies import PoolSelection, StratumCount, stratum_key
+from pooling.strategies import PoolSelection, StratumCount, machine_strata, stratum_key
 from trec import RankedRun
 from trec.grouping import offsets_from_sorted_codes
 
@@ -62,8 +62,24 @@ def pool_strata(*, pool: Pool) -> list[StratumCount]:
         .annotate(candidates=Count("docno"), judge=Count("docno", filter=Q(sampled=True)))
         .order_by()
     )
-    counts = [StratumCount(r["stratum"], r["candidates"], r["judge"]) for r in rows]
-    return sorted(counts, key=lambda c: stratum_key(c.label))
+    found = {r["stratum"]: StratumCount(r["stratum"], r["candidates"], r["judge"]) for r in rows}
+    # a stratum of the design where no candidate fell is counted too (no ungraded document: 0)
+    for label in _design_strata(pool):
+        found.setdefault(label, StratumCount(label, 0, 0))
+    return sorted(found.values(), key=lambda c: stratum_key(c.label))
+
+
+def _design_strata(pool: Pool) -> list[str]:
+    """The strata a pool's design defines, whether or not a candidate fell in each."""
+    try:
+        spec = PoolSpec.from_dict(pool.spec)
+    except (ValueError, TypeError):
+        return []
+    if spec.strategy == "machine" and spec.grades:
+        return machine_strata(spec.grades)
+    if spec.strategy == "stratified":
+        return [str(i + 1) for i in range(len(spec.strata))]
+    return []
 
 
 DIAGNOSTICS_JOB = "pool_diagnostics"

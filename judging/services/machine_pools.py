@@ -172,6 +172,10 @@ class MachinePoolPreview:
     def documents(self) -> int:
         return sum(s.judge for s in self.strata)
 
+    @property
+    def candidates(self) -> int:
+        return sum(s.candidates for s in self.strata)
+
 
 def machine_pool_preview(
     *,

@@ -94,8 +94,9 @@ def test_the_preview_counts_each_stratum_as_the_build_then_draws_it(
     html = preview.content.decode()
     assert 'name="depth" value="5"' in html and 'value="s5"' in html  # the form keeps its values
     shown = {}
+    table = html[html.index('id="machine-preview"') :]
     for label in STRATA:
-        row = html[html.index(f'<tr data-stratum="{label}">') :]
+        row = table[table.index(f'<tr data-stratum="{label}">') :]
         row = row[: row.index("</tr>")]
         cand = int(row.split('<td class="candidates">')[1].split("<")[0])
         judge = int(row.split('<td class="judge">')[1].split("<")[0])

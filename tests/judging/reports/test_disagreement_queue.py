@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from campaigns.models import Campaign
 from campaigns.services import membership_add
-from judging.models import AdjudicationSettings, Assignment, MachineJudge
+from judging.models import AdjudicationSettings, MachineJudge
 from judging.reports.selectors import adjudication_queue
 from judging.services import adjudication_decide, assignments_create, judgment_record
 from pooling.services import pool_build, pool_commit
@@ -77,7 +77,9 @@ def rule_set(campaign: Campaign, rule: str) -> None:
 
 
 @pytest.mark.parametrize("rule", RULES)
-def test_queue_contents_and_counts_per_kind_and_rule(loaded: Campaign, mixed: dict[str, str], rule: str) -> None:
+def test_queue_contents_and_counts_per_kind_and_rule(
+    loaded: Campaign, mixed: dict[str, str], rule: str
+) -> None:
     rule_set(loaded, rule)
     for kind in ("all", "human", "machine"):
         queue = adjudication_queue(campaign=loaded, kind=kind)
@@ -101,7 +103,9 @@ def test_the_default_keeps_every_disagreement_as_before(loaded: Campaign, mixed:
 def test_decisions_count_per_kind_and_stay_when_the_rule_leaves_them_out(
     loaded: Campaign, mixed: dict[str, str], organizer: Any
 ) -> None:
-    adjudication_decide(adjudicator=organizer, campaign=loaded, topic="401", docno=mixed["one person"], grade=1)
+    adjudication_decide(
+        adjudicator=organizer, campaign=loaded, topic="401", docno=mixed["one person"], grade=1
+    )
     queue = adjudication_queue(campaign=loaded, show="decided")
     assert shown(queue, mixed) == {"one person"}
     assert (queue.by_kind["machine"].open, queue.by_kind["machine"].decided) == (2, 1)
