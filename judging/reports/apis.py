@@ -64,6 +64,7 @@ def _row_json(row: AdjudicationRow) -> dict[str, Any]:
         "topic": row.topic,
         "docno": row.docno,
         "distance": row.distance,
+        "kind": row.kind,
         "votes": [
             {"assessor": name, "grade": grade, "cant_judge": grade is None} for name, grade in row.votes
         ],

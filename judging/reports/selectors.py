@@ -117,6 +117,7 @@ class AdjudicationRow:
     # (username, grade or None, comment) of each vote, with :func:`with_documents`
     ballots: tuple[tuple[str, int | None, str], ...] = ()
     statement: Topic | None = None  # the topic, to read the document against
+    kind: str = ""  # one of judging.consensus.KINDS: people's grades differ, or only a machine's
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,8 @@ def adjudication_queue(
     """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
 
     Those only a machine causes are in it as the campaign's machine rule says
-    (:func:`judging.consensus.to_people`); decisions taken on others stay, out of the queue.
+    (:func:`judging.consensus.to_people`); a decision on one the rule leaves out stays (the
+    adjudicated labels keep it) but is not listed or counted here.
     ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic;
     ``kind``: ``all``, or one of :data:`judging.consensus.KINDS` (``human``: people's grades
     differ; ``machine``: only a machine's). The counts are over every topic and kind.
@@ -243,6 +245,7 @@ def adjudication_queue(
             distance=d.distance,
             votes=sorted(d.votes.items()),
             decision=decisions.get((d.topic, d.docno)),
+            kind=kinds[id(d)],
         )
         for d in shown
     ]

@@ -128,6 +128,7 @@ def test_the_api_filters_by_kind_and_gives_the_counts(
     assert {r["docno"] for r in body["rows"]} == {mixed[c] for c in expected("all", "machine")}
     assert body["kinds"] == {"human": {"open": 2, "decided": 0}, "machine": {"open": 3, "decided": 0}}
     assert body["machine_rule"] == "all" and body["open"] == 5
+    assert {r["kind"] for r in body["rows"]} == {"machine"}
     body = api.get(url, {"kind": "human"}).json()
     assert {r["docno"] for r in body["rows"]} == {mixed["people"], mixed["people+llm"]}
     refused = api.get(url, {"kind": "machines"})
