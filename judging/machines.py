@@ -287,7 +287,7 @@ def _machine_render(
     form = pool_form or {}
     for s in strata:  # the rate typed, else the one suggested
         s["value"] = form.get(f"rate_{s['label']}", s["rate"])
-        s["preview"] = next((c for c in preview.strata if c.label == s["label"]), None) if preview else None
+        s["preview"] = next((c for c in preview.strata if c.stratum == s["label"]), None) if preview else None
     return render(
         request,
         "judging/machine.html",
@@ -373,7 +373,7 @@ def machine_pool_page(request: HttpRequest, campaign: Campaign, pk: int) -> Http
             preview = machine_pool_preview(judge=judge, **validated(MachinePoolPreviewInput(data=data)))
         except CampaignDataError as exc:
             errors = exc.problems
-        form = {k: v for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
+        form = {k: str(v) for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
         return _machine_render(request, campaign, judge, pool_errors=errors, preview=preview, pool_form=form)
     with refusals_as_messages(request):
         fields = validated(MachinePoolInput(data=data))

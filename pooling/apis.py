@@ -52,9 +52,7 @@ class PoolOut(serializers.Serializer):
 
 
 class StratumOut(serializers.Serializer):
-    label = serializers.CharField(
-        help_text="the stratum: a rank stratum, or a machine's grade g<grade> or ungraded"
-    )
+    stratum = serializers.CharField(help_text="a rank stratum, or a machine's grade g<grade> or ungraded")
     candidates = serializers.IntegerField(help_text="its documents over every topic")
     judge = serializers.IntegerField(help_text="those drawn for judging")
 

@@ -66,7 +66,7 @@ def pool_strata(*, pool: Pool) -> list[StratumCount]:
     # a stratum of the design where no candidate fell is counted too (no ungraded document: 0)
     for label in _design_strata(pool):
         found.setdefault(label, StratumCount(label, 0, 0))
-    return sorted(found.values(), key=lambda c: stratum_key(c.label))
+    return sorted(found.values(), key=lambda c: stratum_key(c.stratum))
 
 
 def _design_strata(pool: Pool) -> list[str]:

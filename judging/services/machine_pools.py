@@ -206,7 +206,7 @@ def machine_pool_preview(
         core = spec.build(runs, include, machine_grades=machine_grades(judge=judge))
     except (ValueError, CampaignDataError) as exc:
         raise JudgingRefused(str(exc)) from exc
-    counts = {c.label: c for c in core.stratum_counts()}
+    counts = {c.stratum: c for c in core.stratum_counts()}
     # every stratum of the scale, an empty one too: the organizer sees where nothing falls
     strata = [counts.get(label, StratumCount(label, 0, 0)) for label in machine_strata(spec.grades or ())]
     return MachinePoolPreview(depth=spec.pool_depth, strata=strata, topics=len(core.topics))

@@ -18,7 +18,7 @@ UNJUDGED = -1  # the qrels/prel convention for "pooled (or listed) but not judge
 class StratumCount(NamedTuple):
     """One stratum of a pool over all its topics: its documents, and how many are drawn to judge."""
 
-    label: str
+    stratum: str
     candidates: int
     judge: int
 
@@ -84,7 +84,7 @@ class PoolSelection:
             StratumCount(name.decode(), int(n), int(k))
             for name, n, k in zip(names.tolist(), candidates, judge, strict=True)
         ]
-        return sorted(counts, key=lambda c: stratum_key(c.label))
+        return sorted(counts, key=lambda c: stratum_key(c.stratum))
 
     def topic_index(self, topic: str) -> int:
         try:

@@ -122,7 +122,7 @@ def test_the_preview_counts_each_stratum_as_the_build_then_draws_it(
         if status == "draft":
             pool_commit(pool=built)
     detail = web.get(f"/api/campaigns/{stocked.slug}/pools/{built.pk}/").json()
-    assert {s["label"]: (s["candidates"], s["judge"]) for s in detail["strata"]} == shown
+    assert {s["stratum"]: (s["candidates"], s["judge"]) for s in detail["strata"]} == shown
 
 
 def test_the_api_previews_with_the_default_depth_and_suggested_rates(
@@ -133,13 +133,13 @@ def test_the_api_previews_with_the_default_depth_and_suggested_rates(
     url = f"/api/judging/campaigns/{stocked.slug}/machines/{graded.pk}/pool/"
     body = api.get(url).json()
     assert body["depth"] == 3 and body["graded_depth"] == {"depth": 3, "pools": ["d3"]}
-    assert [s["label"] for s in body["strata"]] == list(STRATA)
+    assert [s["stratum"] for s in body["strata"]] == list(STRATA)
     expected = machine_pool_preview(judge=graded, depth=3, rates=[1, 1, 0.1, 1])  # the suggested rates
     assert [(s["candidates"], s["judge"]) for s in body["strata"]] == [
         (c.candidates, c.judge) for c in expected.strata
     ]
     assert body["documents"] == sum(s["judge"] for s in body["strata"])
-    deeper = api.get(url, {"depth": 5, "rates": "1,1,1,1"}).json()
+    deeper = api.get(url, {"depth": "5", "rates": "1,1,1,1"}).json()
     assert (
         deeper["depth"] == 5
         and deeper["documents"]

@@ -34,7 +34,7 @@ def test_a_pool_build_job_keeps_the_name_and_spec_and_builds_a_draft(
         "documents": pool.document_count,
         "topics": len(pool.sizes),
         # a depth pool judges every document: one stratum "1", all drawn
-        "strata": [{"label": "1", "candidates": pool.document_count, "judge": pool.document_count}],
+        "strata": [{"stratum": "1", "candidates": pool.document_count, "judge": pool.document_count}],
     }
 
 

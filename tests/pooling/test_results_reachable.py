@@ -67,6 +67,7 @@ def test_the_documents_step_links_the_latest_documents_import(
             {"what": "documents", "files": upload(demo_dir() / "documents.tsv")},
         ),
     )
+    assert job.result is not None
     html = web.get(reverse("campaigns:campaign", args=[loaded.slug])).content.decode()
     step = html[html.index('id="step-documents"') :]
     step = step[: step.index("</li>\n")]
