@@ -63,6 +63,25 @@ def _runs_step(campaign: Campaign) -> StepState:
     return StepState("done", f"{n} runs", _import_link(campaign, "runs", "Import more runs"))
 
 
+def _documents_imports(campaign: Campaign) -> tuple[StepLink, ...]:
+    """The latest finished documents import, whose report (pooled documents in no file, text that
+    was not UTF-8...) lives on its job's page."""
+    from campaigns.services.import_jobs import IMPORTS  # campaigns.services imports this module
+
+    job = (
+        Job.objects.filter(campaign=campaign, kind=IMPORTS["documents"].job, status=Job.Status.DONE)
+        .order_by("-created_at")
+        .first()
+    )
+    if job is None:
+        return ()
+    result = job.result or {}
+    missing = f", {result['not_found']} pooled in no file" if result.get("not_found") else ""
+    when = f"{job.created_at:%Y-%m-%d %H:%M}"
+    label = f"Latest documents import ({when}): {result.get('stored', 0)} stored{missing}"
+    return (StepLink(label, reverse("jobs:job", args=[job.id])),)
+
+
 def _documents_step(campaign: Campaign) -> StepState:
     n = Document.objects.filter(campaign=campaign).count()
     if not n:
@@ -70,9 +89,13 @@ def _documents_step(campaign: Campaign) -> StepState:
             "not started",
             "no document text: assessors would see bare docnos",
             _import_link(campaign, "documents", "Import documents"),
+            _documents_imports(campaign),
         )
     return StepState(
-        "done", f"{n} documents stored", _import_link(campaign, "documents", "Import more documents")
+        "done",
+        f"{n} documents stored",
+        _import_link(campaign, "documents", "Import more documents"),
+        _documents_imports(campaign),
     )
 
 

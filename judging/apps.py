@@ -34,6 +34,14 @@ class JudgingConfig(AppConfig):
                 "judging", "Judging progress", 70, selectors.judging_step, "Assessors judge their documents."
             ),
             Step(
+                "adjudication",
+                "Adjudication",
+                75,
+                selectors.adjudication_step,
+                "Settle the documents assessors (or a machine and the assessors) graded differently.",
+                optional=True,
+            ),
+            Step(
                 "agreement",
                 "Agreement",
                 80,

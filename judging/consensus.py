@@ -22,7 +22,7 @@ first, then topic and docno in byte order (the order the rest of the workbench s
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 RULES = ("majority", "median", "adjudicated")
@@ -101,3 +101,49 @@ def disagreements(votes: Mapping[Item, Votes]) -> list[Disagreement]:
         if len(grades) >= 2 and min(grades) != max(grades):
             out.append(Disagreement(topic, docno, dict(by_assessor), max(grades) - min(grades)))
     return sorted(out, key=_key)
+
+
+# ------------------------------------------------------------- machine and human disagreements
+
+HUMAN = "human"  # people's grades differ among themselves
+MACHINE = "machine"  # people agree (or one or none graded): only a machine's grade differs
+KINDS = (HUMAN, MACHINE)
+
+# Which disagreements a machine is party to go to people (:func:`to_people`). A disagreement
+# between people always does.
+MACHINE_RULES = {
+    "all": "every one, machines among themselves included",
+    "any_human": "where a machine's grade differs from a person's",
+    "human_majority": "only where a machine's grade differs from two or more people who agree",
+    "none": "none: only disagreements between people",
+}
+DEFAULT_MACHINE_RULE = "all"  # what the queue held before the rule existed: nothing is hidden
+
+
+def human_grades(d: Disagreement, machines: Collection[str]) -> list[int]:
+    """The graded votes of the people (every assessor not in ``machines``)."""
+    return [g for name, g in d.votes.items() if name not in machines and g is not None]
+
+
+def disagreement_kind(d: Disagreement, machines: Collection[str]) -> str:
+    """:data:`HUMAN` when people's grades differ among themselves (whatever the machines say),
+    else :data:`MACHINE`: the disagreement is there only because of a machine's grade."""
+    return HUMAN if len(set(human_grades(d, machines))) > 1 else MACHINE
+
+
+def to_people(d: Disagreement, machines: Collection[str], rule: str) -> bool:
+    """Whether ``d`` goes to the adjudication queue under the campaign's machine ``rule``.
+
+    A disagreement between people always does. One that only a machine causes (the people who
+    graded the document agree, so a machine's grade differs from theirs, or machines differ
+    among themselves): ``all`` sends every one; ``any_human`` those where at least one person
+    graded the document (a machine's grade then differs from a person's); ``human_majority``
+    those where two or more people graded it and agree, and a machine says otherwise; ``none``
+    none of them.
+    """
+    if rule not in MACHINE_RULES:
+        raise ValueError(f"unknown machine disagreement rule '{rule}' (one of {', '.join(MACHINE_RULES)})")
+    if disagreement_kind(d, machines) == HUMAN:
+        return True
+    people = len(human_grades(d, machines))
+    return {"all": True, "any_human": people >= 1, "human_majority": people >= 2, "none": False}[rule]

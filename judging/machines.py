@@ -19,6 +19,8 @@ from django.http import Http404, HttpRequest, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_http_methods, require_POST
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +33,7 @@ from campaigns.views import organizer_page, refusals_as_messages
 from judging.llm.config import JudgeConfig
 from judging.llm.prompts import DEFAULT_PROMPT_VERSION, PROMPTS
 from judging.models import Judgment, MachineCall, MachineJudge
+from judging.reports.selectors import latest_calibration
 from judging.selectors import campaign_people
 from judging.services.machine import (
     CONFIG_FIELDS,
@@ -48,7 +51,16 @@ from judging.services.machine import (
     machine_judging_stop,
     running_job,
 )
-from judging.services.machine_pools import machine_pool_enqueue, machine_pool_labels, machine_pool_strata
+from judging.services.machine_pools import (
+    MachinePoolPreview,
+    machine_graded_depth,
+    machine_pool_depth,
+    machine_pool_enqueue,
+    machine_pool_labels,
+    machine_pool_preview,
+    machine_pool_strata,
+    machine_sample_pools,
+)
 from pooling.inputs import NumberListField
 
 FREE_FIELDS = ("base_url", "api_key_env", "key_env")  # the operator's to declare, never an organizer's
@@ -124,11 +136,16 @@ class CalibrationInput(FormInput):
     seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
 
 
-class MachinePoolInput(FormInput):
+class MachinePoolPreviewInput(FormInput):
     """A pool sampled by the machine's grades: strata g<grade> (highest first), then 'ungraded'."""
 
-    name = serializers.CharField(max_length=100)
-    depth = serializers.IntegerField(default=100, min_value=1, max_value=DB_INTEGER_MAX)
+    depth = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=DB_INTEGER_MAX,
+        help_text="depth of the runs pooled (default: the depth of the pools the machine judged, else 100)",
+    )
     rates = NumberListField(help_text="sampling rate per stratum, in the strata's order")
     budget = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=DB_INTEGER_MAX)
     total_budget = serializers.IntegerField(
@@ -136,6 +153,10 @@ class MachinePoolInput(FormInput):
     )
     weights = NumberListField(help_text="with a budget: relative rate per stratum")
     seed = serializers.IntegerField(default=0, min_value=0, max_value=DB_INTEGER_MAX)
+
+
+class MachinePoolInput(MachinePoolPreviewInput):
+    name = serializers.CharField(max_length=100)
 
 
 # ------------------------------------------------------------------------------ what pages and API show
@@ -244,9 +265,29 @@ def machine_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpRespo
                 return redirect("judging:machine", slug=campaign.slug, pk=judge.pk)
         else:
             errors = form_problems(form)
+    return _machine_render(request, campaign, judge, errors=errors)
+
+
+def _machine_render(
+    request: HttpRequest,
+    campaign: Campaign,
+    judge: MachineJudge,
+    *,
+    errors: list[str] | None = None,
+    pool_errors: list[str] | None = None,
+    preview: MachinePoolPreview | None = None,
+    pool_form: dict[str, str] | None = None,
+) -> HttpResponseBase:
+    """The machine's page; ``pool_errors``, ``preview`` and ``pool_form``: the sample form's
+    refusals, preview and values."""
     info = machine_json(judge)
     recent = MachineCall.objects.filter(judge=judge).select_related("topic").order_by("-asked_at", "-pk")[:25]
     humans = [u for u in campaign_people(campaign=campaign)["assessor"] if not is_machine(u)]
+    strata = machine_pool_strata(judge=judge)
+    form = pool_form or {}
+    for s in strata:  # the rate typed, else the one suggested
+        s["value"] = form.get(f"rate_{s['label']}", s["rate"])
+        s["preview"] = next((c for c in preview.strata if c.stratum == s["label"]), None) if preview else None
     return render(
         request,
         "judging/machine.html",
@@ -258,9 +299,17 @@ def machine_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpRespo
             "prompts": PROMPTS,
             "endpoints": sorted(declared_endpoints()),
             "humans": humans,
-            "errors": errors,
+            "errors": errors or [],
+            "pool_errors": pool_errors or [],
             "job": running_job(judge),
-            "strata": machine_pool_strata(judge=judge),
+            "strata": strata,
+            "graded_depth": machine_graded_depth(judge=judge),
+            "pool_name": form.get("name", f"{judge.user.username} sample"),
+            "pool_depth": form.get("depth") or machine_pool_depth(judge=judge),
+            "pool_seed": form.get("seed", "0"),
+            "preview": preview,
+            "calibration": latest_calibration(campaign=campaign, machine=judge.user.username),
+            "sample_pools": machine_sample_pools(judge=judge),
         },
     )
 
@@ -310,12 +359,22 @@ def machine_calibration_page(request: HttpRequest, campaign: Campaign, pk: int) 
 @organizer_page
 @require_POST
 def machine_pool_page(request: HttpRequest, campaign: Campaign, pk: int) -> HttpResponseBase:
-    """The machine page's sample form: one rate field per stratum (``rate_<label>``)."""
+    """The machine page's sample form: one rate field per stratum (``rate_<label>``). Its
+    "Preview" button shows the machine's page with the counts per stratum, building nothing."""
     judge = _judge(campaign, pk)
     data = request.POST.copy()
     data["rates"] = ",".join(
         request.POST.get(f"rate_{label}", "") for label in machine_pool_labels(judge=judge)
     )
+    if "preview" in request.POST:
+        errors: list[str] = []
+        preview = None
+        try:
+            preview = machine_pool_preview(judge=judge, **validated(MachinePoolPreviewInput(data=data)))
+        except CampaignDataError as exc:
+            errors = exc.problems
+        form = {k: str(v) for k, v in request.POST.items() if k != "csrfmiddlewaretoken"}
+        return _machine_render(request, campaign, judge, pool_errors=errors, preview=preview, pool_form=form)
     with refusals_as_messages(request):
         fields = validated(MachinePoolInput(data=data))
         job = machine_pool_enqueue(judge=judge, user=request.user, **fields)  # type: ignore[arg-type]
@@ -452,7 +511,41 @@ class MachineCalibrationApi(CampaignApi):
         return Response({"assignments": [a.pk for a in touched], "size": data["size"], "seed": data["seed"]})
 
 
+def preview_json(preview: MachinePoolPreview) -> dict[str, Any]:
+    return {
+        "depth": preview.depth,
+        "topics": preview.topics,
+        "candidates": preview.candidates,
+        "documents": preview.documents,
+        "strata": [c._asdict() for c in preview.strata],
+    }
+
+
 class MachinePoolApi(CampaignApi):
+    @extend_schema(
+        parameters=[MachinePoolPreviewInput],
+        responses={200: OpenApiTypes.OBJECT},
+        operation_id="judging_machine_pool_preview",
+    )
+    def get(self, request: Request, slug: str, pk: int) -> Response:
+        """What a pool sampled by this machine's grades would hold (built and counted, not stored):
+        the depth read (default: the depth it graded), and per stratum its candidates and those
+        drawn for the humans; the suggested rates unless rates or a budget are given."""
+        campaign = self.organizer_campaign(request, slug)
+        judge = _judge_or_404(campaign, pk)
+        form = MachinePoolPreviewInput(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        preview = machine_pool_preview(judge=judge, **form.validated_data)
+        graded = machine_graded_depth(judge=judge)
+        return Response(
+            preview_json(preview)
+            | {
+                "graded_depth": None
+                if graded is None
+                else {"depth": graded.depth, "pools": list(graded.pools)}
+            }
+        )
+
     @documented(request=MachinePoolInput, operation_id="judging_machine_pool", status_code=202)
     def post(self, request: Request, slug: str, pk: int) -> Response:
         """Build a draft pool of the campaign's runs sampled by this machine's grades (a job)."""

@@ -12,6 +12,7 @@ from django.db import models
 
 from campaigns.models import ByteOrderCharField, Campaign, Topic
 from campaigns.validation import DOCNO_MAX_LENGTH
+from judging.consensus import DEFAULT_MACHINE_RULE, MACHINE_RULES
 from pooling.models import Pool
 
 
@@ -250,3 +251,26 @@ class MachineCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge_id} {self.topic_id} {self.docno} = {self.grade}"
+
+
+class AdjudicationSettings(models.Model):
+    """How a campaign's adjudication queue is filled, chosen by its organizers.
+
+    ``machine_rule``: which disagreements that only a machine assessor causes go to people
+    (:data:`judging.consensus.MACHINE_RULES`; :func:`judging.consensus.to_people`). A campaign
+    without a row has the default, ``all``: every disagreement, as before the rule existed.
+    """
+
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="adjudication_settings"
+    )
+    machine_rule = models.CharField(
+        max_length=20,
+        choices=list(MACHINE_RULES.items()),
+        default=DEFAULT_MACHINE_RULE,
+        db_default=DEFAULT_MACHINE_RULE,
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id}: machine disagreements {self.machine_rule}"

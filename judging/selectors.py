@@ -241,6 +241,29 @@ def judging_step(campaign: Campaign) -> StepState:
     return StepState("in progress" if judged < total else "done", summary, action)
 
 
+def adjudication_step(campaign: Campaign) -> StepState:
+    """The open and decided disagreements, of each kind, under the campaign's machine rule; each
+    kind links to the queue filtered to it, and the rule to where it is chosen."""
+    from judging.consensus import MACHINE_RULES  # the reports import this module
+    from judging.reports.selectors import KIND_NAMES, adjudication_queue
+
+    queue = adjudication_queue(campaign=campaign, show="all")
+    queue_url = reverse("judging:adjudication", args=[campaign.slug])
+    kinds = tuple(
+        StepLink(f"{c.open} open {KIND_NAMES[k]} ({c.decided} decided)", f"{queue_url}?show=open&kind={k}")
+        for k, c in queue.by_kind.items()
+    )
+    rule = StepLink(
+        f"Machine disagreements that go to people: {MACHINE_RULES[queue.machine_rule]}",
+        reverse("judging:adjudication_settings", args=[campaign.slug]),
+    )
+    action = StepLink("Adjudicate", queue_url)
+    summary = f"{queue.open} open, {queue.decided} decided"
+    if not queue.open and not queue.decided:
+        return StepState("not started", "no disagreement yet", action, (rule,))
+    return StepState("in progress" if queue.open else "done", summary, action, (*kinds, rule))
+
+
 def agreement_step(campaign: Campaign) -> StepState:
     from judging.reports.selectors import AGREEMENT_JOB  # the reports import this module
 

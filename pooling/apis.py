@@ -21,7 +21,7 @@ from campaigns.errors import CampaignDataError
 from pooling import exports
 from pooling.inputs import DiagnosticsInput, PoolBuildInput
 from pooling.models import Pool
-from pooling.selectors import campaign_pools, pool_get
+from pooling.selectors import campaign_pools, pool_get, pool_strata
 from pooling.services import pool_build_enqueue, pool_commit, pool_diagnostics_enqueue, pool_discard
 
 
@@ -51,8 +51,15 @@ class PoolOut(serializers.Serializer):
     committed_at = serializers.DateTimeField(allow_null=True)
 
 
+class StratumOut(serializers.Serializer):
+    stratum = serializers.CharField(help_text="a rank stratum, or a machine's grade g<grade> or ungraded")
+    candidates = serializers.IntegerField(help_text="its documents over every topic")
+    judge = serializers.IntegerField(help_text="those drawn for judging")
+
+
 class PoolDetailOut(PoolOut):
     sizes = serializers.DictField(help_text="documents per topic")
+    strata = StratumOut(many=True, help_text="per stratum of the design, in its order")
 
 
 FORMAT_PARAMETER = OpenApiParameter("format", str, enum=["qrels", "prel", "mq"], description="file format")
@@ -73,6 +80,7 @@ def pool_json(pool: Pool, *, sizes: bool = False) -> dict[str, Any]:
     }
     if sizes:
         out["sizes"] = pool.sizes
+        out["strata"] = [c._asdict() for c in pool_strata(pool=pool)]
     return out
 
 

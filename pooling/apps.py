@@ -16,14 +16,13 @@ def pool_step(campaign: Campaign) -> StepState:
     from campaigns.sections import StepLink, StepState
     from jobs.models import Job
     from pooling.models import Pool
-    from pooling.selectors import campaign_pools
+    from pooling.selectors import DIAGNOSTICS_JOB, campaign_pools
 
     pools = list(campaign_pools(campaign=campaign))
+    done = Job.objects.filter(campaign=campaign, kind=DIAGNOSTICS_JOB, status=Job.Status.DONE)
     diagnostics = tuple(
         StepLink(f"{j.title} ({j.created_at:%Y-%m-%d %H:%M})", reverse("jobs:job", args=[j.id]))
-        for j in Job.objects.filter(
-            campaign=campaign, kind="pool_diagnostics", status=Job.Status.DONE
-        ).order_by("-created_at")[:5]
+        for j in done.order_by("-created_at")[:5]
     )
     committed = [p for p in pools if p.status == Pool.Status.COMMITTED]
     if committed:

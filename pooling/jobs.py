@@ -14,7 +14,7 @@ from jobs.models import Job
 from jobs.registry import register
 from pooling.models import Pool
 from pooling.reports import diagnostics_report
-from pooling.selectors import pools_needed_docnos
+from pooling.selectors import pool_built, pools_needed_docnos
 from pooling.services import pool_build
 from pooling.spec import PoolSpec
 from trec.progress import ProgressCallback
@@ -72,7 +72,7 @@ def pool_build_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
     pool = pool_build(
         campaign=job_campaign(job), name=job.params["name"], spec=spec, user=job.created_by, progress=progress
     )
-    return {"pool": pool.pk, "name": pool.name, "documents": pool.document_count, "topics": len(pool.sizes)}
+    return pool_built(pool=pool)
 
 
 @register("pool_diagnostics", result_template="pooling/results/pool_diagnostics.html")

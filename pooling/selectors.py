@@ -6,14 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from campaigns.errors import CampaignDataError, CampaignNotFound
 from campaigns.models import Campaign, Topic
 from campaigns.selectors import campaign_qrels_sets, campaign_rankings, campaign_runs, documents_missing
+from jobs.models import Job
 from pooling.models import Pool, PoolDocument
 from pooling.spec import PoolSpec
-from pooling.strategies import PoolSelection
+from pooling.strategies import PoolSelection, StratumCount, machine_strata, stratum_key
 from trec import RankedRun
 from trec.grouping import offsets_from_sorted_codes
 
@@ -52,6 +53,56 @@ def pool_get(*, campaign: Campaign, pk: int) -> Pool:
     return pool
 
 
+def pool_strata(*, pool: Pool) -> list[StratumCount]:
+    """Per stratum of the pool's design (its documents over every topic, and those drawn to judge),
+    in the design's order: e.g. a pool sampled by a machine's grades, g2, g1, g0, then ungraded."""
+    rows = (
+        PoolDocument.objects.filter(pool=pool)
+        .values("stratum")
+        .annotate(candidates=Count("docno"), judge=Count("docno", filter=Q(sampled=True)))
+        .order_by()
+    )
+    found = {r["stratum"]: StratumCount(r["stratum"], r["candidates"], r["judge"]) for r in rows}
+    # a stratum of the design where no candidate fell is counted too (no ungraded document: 0)
+    for label in _design_strata(pool):
+        found.setdefault(label, StratumCount(label, 0, 0))
+    return sorted(found.values(), key=lambda c: stratum_key(c.stratum))
+
+
+def _design_strata(pool: Pool) -> list[str]:
+    """The strata a pool's design defines, whether or not a candidate fell in each."""
+    try:
+        spec = PoolSpec.from_dict(pool.spec)
+    except (ValueError, TypeError):
+        return []
+    if spec.strategy == "machine" and spec.grades:
+        return machine_strata(spec.grades)
+    if spec.strategy == "stratified":
+        return [str(i + 1) for i in range(len(spec.strata))]
+    return []
+
+
+DIAGNOSTICS_JOB = "pool_diagnostics"
+
+
+def pool_diagnostics_jobs(*, pool: Pool, limit: int = 5) -> list[Job]:
+    """The pool's diagnostics reports, newest first (running and failed ones too): its page links
+    them, so a report is found from the pool it belongs to and not only from its job's page."""
+    jobs = Job.objects.filter(campaign_id=pool.campaign_id, kind=DIAGNOSTICS_JOB, params__pool=pool.pk)
+    return list(jobs.order_by("-created_at")[:limit])
+
+
+def pool_built(*, pool: Pool) -> dict[str, Any]:
+    """What a pool build job keeps as its result: the draft pool, its size, its count per stratum."""
+    return {
+        "pool": pool.pk,
+        "name": pool.name,
+        "documents": pool.document_count,
+        "topics": len(pool.sizes),
+        "strata": [c._asdict() for c in pool_strata(pool=pool)],
+    }
+
+
 def pool_overview(*, pool: Pool) -> dict[str, Any]:
     """What a pool's page shows: its size per topic (topics in byte order, with the universe a
     sampling design drew from) and the judgments its diagnostics may use."""
@@ -65,6 +116,8 @@ def pool_overview(*, pool: Pool) -> dict[str, Any]:
         "sizes": sizes,
         "largest": max((universe for _, _, universe in sizes), default=0),
         "sampled": any(judge != universe for _, judge, universe in sizes),
+        "strata": pool_strata(pool=pool),
+        "diagnostics": pool_diagnostics_jobs(pool=pool),
         "qrels_sets": campaign_qrels_sets(campaign=pool.campaign),
     }
 

@@ -133,6 +133,8 @@ CAMPAIGN_APIS = [
         Endpoint(f"judging_api:{n}", m, lambda c: [*slug(c), 0], organizer_status=404)
         for n, m in MACHINE_ROUTES
     ),
+    # the preview of a pool sampled by a machine's grades (the API's GET beside its POST)
+    Endpoint("judging_api:machine_pool", "get", lambda c: [*slug(c), 0], organizer_status=404),
 ]
 JOB_ENDPOINTS = [
     Endpoint("jobs:job", "get", job_arg),

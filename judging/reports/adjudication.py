@@ -34,6 +34,7 @@ def row_json(row: AdjudicationRow) -> dict[str, Any]:
         "topic": row.topic,
         "docno": row.docno,
         "distance": row.distance,
+        "kind": row.kind,
         "decision": None if row.decision is None else decision_json(row.decision),
     }
 
@@ -84,6 +85,7 @@ def page_state(
     viewer: Any,
     show: str,
     topic: str,
+    kind: str = "all",
     urls: dict[str, str],
 ) -> dict[str, Any]:
     """The page script's state: every disagreement of the view (all topics: the script filters by
@@ -97,6 +99,7 @@ def page_state(
         "me": viewer.username,
         "show": show,
         "topic": topic,
+        "kind": kind,
         "items": [row_json(r) for r in queue.rows],
         "index": index,
         "current": current,

@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from campaigns import access
 from campaigns.apis import CampaignApi, JobAcceptedOut, documented, job_accepted
+from judging.consensus import MACHINE_RULES
 from judging.exports import export_roles
 from judging.reports.adjudication import (
     adjudication_item,
@@ -32,6 +33,7 @@ from judging.reports.adjudication import (
 from judging.reports.downloads import WITHHELD_HEADER, export_download
 from judging.reports.inputs import (
     AdjudicationQueueInput,
+    AdjudicationSettingsInput,
     AgreementInput,
     DecisionInput,
     ExportInput,
@@ -41,11 +43,19 @@ from judging.reports.inputs import (
 from judging.reports.selectors import (
     READERS,
     AdjudicationRow,
+    QueueCount,
     adjudication_queue,
     agreement_result,
     campaign_agreement,
+    machine_rule_counts,
+    machine_rule_get,
 )
-from judging.services import adjudication_decide, adjudication_withdraw, agreement_report_start
+from judging.services import (
+    adjudication_decide,
+    adjudication_settings_set,
+    adjudication_withdraw,
+    agreement_report_start,
+)
 
 
 class VoteOut(serializers.Serializer):
@@ -113,6 +123,10 @@ class WithdrawnOut(serializers.Serializer):
     withdrawn = serializers.BooleanField()
 
 
+def _count_json(count: QueueCount) -> dict[str, int]:
+    return {"open": count.open, "decided": count.decided}
+
+
 def _row_json(row: AdjudicationRow) -> dict[str, Any]:
     return row_json(row) | {
         "votes": [
@@ -122,7 +136,10 @@ def _row_json(row: AdjudicationRow) -> dict[str, Any]:
 
 
 class AdjudicationQueueApi(CampaignApi):
-    """``GET``: the disagreements, largest grade distance first (``?show=open|decided|all&topic=``)."""
+    """``GET``: the disagreements, largest grade distance first
+    (``?show=open|decided|all&kind=all|human|machine&topic=``), with the open and decided counts in
+    all and per kind (``human``: people's grades differ; ``machine``: only a machine's does), and the
+    campaign's ``machine_rule`` (which of the machine's go to people)."""
 
     @extend_schema(
         parameters=[AdjudicationQueueInput], responses={200: QueueOut}, operation_id="adjudication_queue"
@@ -133,10 +150,20 @@ class AdjudicationQueueApi(CampaignApi):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         queue = adjudication_queue(
-            campaign=campaign, show=data["show"], topic=data["topic"] or None, viewer=request.user
+            campaign=campaign,
+            show=data["show"],
+            topic=data["topic"] or None,
+            kind=data["kind"],
+            viewer=request.user,
         )
         return Response(
-            {"open": queue.open, "decided": queue.decided, "rows": [_row_json(r) for r in queue.rows]}
+            {
+                "open": queue.open,
+                "decided": queue.decided,
+                "kinds": {k: _count_json(c) for k, c in queue.by_kind.items()},
+                "machine_rule": queue.machine_rule,
+                "rows": [_row_json(r) for r in queue.rows],
+            }
         )
 
 
@@ -248,3 +275,33 @@ class ExportApi(CampaignApi):
         form = ExportInput(data=request.query_params)
         form.is_valid(raise_exception=True)
         return export_download(campaign=campaign, kind=kind, data=form.validated_data, user=request.user)
+
+
+class AdjudicationSettingsApi(CampaignApi):
+    """``GET``: the campaign's machine rule, and per rule the disagreements only a machine causes
+    that it would send to people (open and decided); ``PUT {machine_rule}``: choose the rule.
+    Organizers only."""
+
+    def _answer(self, campaign: Any) -> Response:
+        counts = machine_rule_counts(campaign=campaign)
+        return Response(
+            {
+                "machine_rule": machine_rule_get(campaign=campaign),
+                "rules": {
+                    name: {"description": text} | _count_json(counts[name])
+                    for name, text in MACHINE_RULES.items()
+                },
+            }
+        )
+
+    @documented(operation_id="adjudication_settings")
+    def get(self, request: Request, slug: str) -> Response:
+        return self._answer(self.organizer_campaign(request, slug))
+
+    @documented(request=AdjudicationSettingsInput, operation_id="adjudication_settings_set")
+    def put(self, request: Request, slug: str) -> Response:
+        campaign = self.organizer_campaign(request, slug)
+        form = AdjudicationSettingsInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        adjudication_settings_set(campaign=campaign, machine_rule=form.validated_data["machine_rule"])
+        return self._answer(campaign)

@@ -12,8 +12,8 @@ from campaigns.validation import DOCNO_MAX_LENGTH
 from engine.names import MeasureError, parse_measures
 from judging.agreement import DEFAULT_MEASURES
 from judging.cli import split_measures
-from judging.consensus import RULES
-from judging.reports.selectors import QUEUE_VIEWS, AgreementParams
+from judging.consensus import MACHINE_RULES, RULES
+from judging.reports.selectors import QUEUE_KINDS, QUEUE_VIEWS, AgreementParams
 
 MAX_BOOTSTRAP = 10_000
 NOTE_MAX = 10_000
@@ -80,9 +80,22 @@ class WithdrawInput(ItemInput):
 
 class AdjudicationQueueInput(FormInput):
     show = serializers.ChoiceField(choices=QUEUE_VIEWS, default="open")
+    kind = serializers.ChoiceField(
+        choices=QUEUE_KINDS,
+        default="all",
+        help_text="human: people's grades differ; machine: only a machine's grade differs from the people's",
+    )
     topic = serializers.CharField(required=False, allow_blank=True, default="")
     # the page: which disagreement of the view is on the screen (1 = the first)
     item = serializers.IntegerField(default=1, min_value=1, max_value=DB_INTEGER_MAX)
+
+
+class AdjudicationSettingsInput(FormInput):
+    machine_rule = serializers.ChoiceField(
+        choices=list(MACHINE_RULES.items()),
+        help_text="which disagreements only a machine causes go to people: "
+        + "; ".join(f"{name}: {text}" for name, text in MACHINE_RULES.items()),
+    )
 
 
 class ExportInput(FormInput):

@@ -7,8 +7,8 @@ and the consensus rules :mod:`judging.consensus`'s.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import QuerySet
@@ -20,9 +20,28 @@ from engine.measures.base import EvalOptions
 from jobs.models import Job
 from judging.agreement import DEFAULT_MEASURES, AgreementReport, agreement_report, report_as_dict
 from judging.agreement.summary_table import SUMMARY_ALPHA
-from judging.consensus import Disagreement, Item, disagreements, final_labels
+from judging.consensus import (
+    DEFAULT_MACHINE_RULE,
+    KINDS,
+    MACHINE,
+    MACHINE_RULES,
+    Disagreement,
+    Item,
+    disagreement_kind,
+    disagreements,
+    final_labels,
+    to_people,
+)
 from judging.errors import JudgingRefused
-from judging.models import Adjudication, Assignment, AssignmentItem, Grade, Judgment, MachineJudge
+from judging.models import (
+    Adjudication,
+    AdjudicationSettings,
+    Assignment,
+    AssignmentItem,
+    Grade,
+    Judgment,
+    MachineJudge,
+)
 from pooling.models import Pool
 from pooling.selectors import campaign_pools
 from trec.progress import ProgressCallback, quiet_progress
@@ -30,6 +49,8 @@ from trec.progress import ProgressCallback, quiet_progress
 READERS = (Role.ADJUDICATOR, Role.ORGANIZER)  # of disagreements and agreement reports
 
 QUEUE_VIEWS = ("open", "decided", "all")
+QUEUE_KINDS = ("all", *KINDS)
+KIND_NAMES = {"all": "every kind", "human": "between people", "machine": "machine vs people"}
 AGREEMENT_JOB = "agreement_report"
 
 
@@ -109,15 +130,28 @@ class AdjudicationRow:
     # (username, grade or None, comment) of each vote, with :func:`with_documents`
     ballots: tuple[tuple[str, int | None, str], ...] = ()
     statement: Topic | None = None  # the topic, to read the document against
+    kind: str = ""  # one of judging.consensus.KINDS: people's grades differ, or only a machine's
+
+
+@dataclass(frozen=True)
+class QueueCount:
+    """How many disagreements of the queue are open (no decision) and decided."""
+
+    open: int
+    decided: int
 
 
 @dataclass(frozen=True)
 class AdjudicationQueue:
-    """The adjudication queue: the rows shown, and how many disagreements are open or decided."""
+    """The adjudication queue: the rows shown, and how many disagreements are open or decided,
+    in all and of each kind (:data:`judging.consensus.KINDS`: between people, or only a
+    machine's grade differs), under the campaign's machine rule."""
 
     rows: list[AdjudicationRow]
     open: int  # disagreements without a decision
     decided: int
+    by_kind: dict[str, QueueCount] = field(default_factory=dict)
+    machine_rule: str = DEFAULT_MACHINE_RULE
 
 
 def still_to_judge(*, campaign: Campaign, user: Any) -> Callable[[Item], bool]:
@@ -160,36 +194,77 @@ def withheld_count(*, campaign: Campaign, user: Any) -> int:
     return sum(1 for item in items if withheld(item))
 
 
+def machine_rule_get(*, campaign: Campaign) -> str:
+    """The campaign's rule for which machine disagreements go to people (the default without a row)."""
+    rule = (
+        AdjudicationSettings.objects.filter(campaign=campaign).values_list("machine_rule", flat=True).first()
+    )
+    return rule or DEFAULT_MACHINE_RULE
+
+
+def campaign_machines(*, campaign: Campaign) -> set[str]:
+    """The usernames of the campaign's machine assessors."""
+    return set(MachineJudge.objects.filter(campaign=campaign).values_list("user__username", flat=True))
+
+
+def _disagreements_seen(
+    campaign: Campaign, viewer: Any, *, topic: str | None = None, docno: str | None = None
+) -> list[Disagreement]:
+    """Every disagreement (of one document, with ``topic`` and ``docno``), without the documents
+    ``viewer`` still has to judge themselves."""
+    votes = campaign_votes(campaign=campaign, topic=topic, docno=docno)
+    found: list[Disagreement] = disagreements(votes)
+    if viewer is not None:
+        hidden = still_to_judge(campaign=campaign, user=viewer)
+        found = [d for d in found if not hidden((d.topic, d.docno))]
+    return found
+
+
+def _count(found: Sequence[Disagreement], decisions: Collection[Item]) -> QueueCount:
+    decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
+    return QueueCount(open=len(found) - decided, decided=decided)
+
+
 def adjudication_queue(
     *,
     campaign: Campaign,
     show: str = "open",
     topic: str | None = None,
+    kind: str = "all",
     viewer: Any = None,
     docno: str | None = None,
 ) -> AdjudicationQueue:
     """The disagreements (:func:`judging.consensus.disagreements` order), with their decisions.
 
-    ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic.
+    Those only a machine causes are in it as the campaign's machine rule says
+    (:func:`judging.consensus.to_people`); a decision on one the rule leaves out stays (the
+    adjudicated labels keep it) but is not listed or counted here.
+    ``show``: ``open`` (undecided, the default), ``decided`` or ``all``; ``topic`` keeps one topic;
+    ``kind``: ``all``, or one of :data:`judging.consensus.KINDS` (``human``: people's grades
+    differ; ``machine``: only a machine's). The counts are over every topic and kind.
     ``viewer``: the person reading; the documents they still have to judge themselves
     (:func:`still_to_judge`) are left out, and out of the counts. ``docno`` (with ``topic``) reads
     that one document only, counts included: is it in the viewer's queue?
     """
     if show not in QUEUE_VIEWS:
         raise JudgingRefused(f"unknown queue view '{show}' (one of {', '.join(QUEUE_VIEWS)})")
+    if kind not in QUEUE_KINDS:
+        raise JudgingRefused(f"unknown kind of disagreement '{kind}' (one of {', '.join(QUEUE_KINDS)})")
     if docno is not None and topic is None:
         raise JudgingRefused("a document of the queue is named with its topic")
-    votes = campaign_votes(campaign=campaign, topic=topic if docno is not None else None, docno=docno)
-    found: list[Disagreement] = disagreements(votes)
-    if viewer is not None:
-        hidden = still_to_judge(campaign=campaign, user=viewer)
-        found = [d for d in found if not hidden((d.topic, d.docno))]
-    decisions = campaign_decisions(campaign=campaign, topic=topic if docno is not None else None, docno=docno)
-    decided = sum(1 for d in found if (d.topic, d.docno) in decisions)
+    one = topic if docno is not None else None  # one document: read only its votes and decision
+    machines = campaign_machines(campaign=campaign)
+    rule = machine_rule_get(campaign=campaign)
+    seen = _disagreements_seen(campaign, viewer, topic=one, docno=docno)
+    found = [d for d in seen if to_people(d, machines, rule)]
+    kinds = {id(d): disagreement_kind(d, machines) for d in found}
+    decisions = campaign_decisions(campaign=campaign, topic=one, docno=docno)
+    total = _count(found, decisions)
     shown = [
         d
         for d in found
         if (topic is None or d.topic == topic)
+        and (kind == "all" or kinds[id(d)] == kind)
         and (show == "all" or (show == "decided") == ((d.topic, d.docno) in decisions))
     ]
     rows = [
@@ -199,10 +274,28 @@ def adjudication_queue(
             distance=d.distance,
             votes=sorted(d.votes.items()),
             decision=decisions.get((d.topic, d.docno)),
+            kind=kinds[id(d)],
         )
         for d in shown
     ]
-    return AdjudicationQueue(rows=rows, open=len(found) - decided, decided=decided)
+    return AdjudicationQueue(
+        rows=rows,
+        open=total.open,
+        decided=total.decided,
+        by_kind={k: _count([d for d in found if kinds[id(d)] == k], decisions) for k in KINDS},
+        machine_rule=rule,
+    )
+
+
+def machine_rule_counts(*, campaign: Campaign) -> dict[str, QueueCount]:
+    """Per machine rule, the disagreements only a machine causes that it would send to people
+    (open and decided): what the organizer weighs when choosing one."""
+    machines = campaign_machines(campaign=campaign)
+    found = [d for d in _disagreements_seen(campaign, None) if disagreement_kind(d, machines) == MACHINE]
+    decisions = campaign_decisions(campaign=campaign)
+    return {
+        rule: _count([d for d in found if to_people(d, machines, rule)], decisions) for rule in MACHINE_RULES
+    }
 
 
 def queue_item(*, campaign: Campaign, topic: str, docno: str, viewer: Any) -> AdjudicationRow:
@@ -219,6 +312,12 @@ def queue_item(*, campaign: Campaign, topic: str, docno: str, viewer: Any) -> Ad
         raise JudgingRefused(f"nobody judged '{docno}' for topic {topic}")
     if still_to_judge(campaign=campaign, user=viewer)((topic, docno)):
         raise JudgingRefused(f"you still have to judge '{docno}' for topic {topic} yourself: judge it first")
+    if _disagreements_seen(campaign, viewer, topic=topic, docno=docno):
+        rule = machine_rule_get(campaign=campaign)
+        raise JudgingRefused(
+            f"'{docno}' of topic {topic} is not in the adjudication queue: only a machine disagrees, "
+            f"and the campaign's rule for machine disagreements ({rule}) does not send it to people"
+        )
     raise JudgingRefused(
         f"'{docno}' of topic {topic} is not in the adjudication queue: its assessors do not disagree"
     )
@@ -324,6 +423,30 @@ def agreement_jobs(*, campaign: Campaign, user: Any, limit: int = 10) -> QuerySe
     if not has_role(user, campaign, Role.ORGANIZER):
         jobs = jobs.filter(created_by=user)
     return jobs.order_by("-created_at")[:limit]
+
+
+@dataclass(frozen=True)
+class CalibrationLink:
+    """Where a machine assessor's latest calibration against the humans is: a section of the
+    latest finished agreement report (None: that report has none for it)."""
+
+    job: Job
+    anchor: str  # the report page's section of this machine ("" when the report has none for it)
+
+
+def latest_calibration(*, campaign: Campaign, machine: str) -> CalibrationLink | None:
+    """The latest finished agreement report of the campaign, with the anchor of ``machine``'s
+    calibration in it if it calibrates it (a report older than the machine's judgments does not).
+    Organizers read every report (the machine's page is theirs)."""
+    job = (
+        Job.objects.filter(campaign=campaign, kind=AGREEMENT_JOB, status=Job.Status.DONE)
+        .order_by("-created_at")
+        .first()
+    )
+    if job is None:
+        return None
+    calibrated = {c.get("machine") for c in (job.result or {}).get("calibrations") or []}
+    return CalibrationLink(job, f"calibration-{machine}" if machine in calibrated else "")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,11 @@ page_patterns: list[URLPattern] = [
         views.adjudication_withdraw_page,
         name="adjudication_withdraw",
     ),
+    path(
+        "campaigns/<slug:slug>/adjudication/settings/",
+        views.adjudication_settings,
+        name="adjudication_settings",
+    ),
     path("campaigns/<slug:slug>/agreement/", views.agreement, name="agreement"),
     path("campaigns/<slug:slug>/exports/", views.exports, name="exports"),
     path("campaigns/<slug:slug>/exports/<slug:kind>/", views.export, name="export"),
@@ -39,6 +44,11 @@ api_patterns: list[URLPattern] = [
         "campaigns/<slug:slug>/adjudication/withdraw/",
         apis.AdjudicationWithdrawApi.as_view(),
         name="adjudication_withdraw",
+    ),
+    path(
+        "campaigns/<slug:slug>/adjudication/settings/",
+        apis.AdjudicationSettingsApi.as_view(),
+        name="adjudication_settings",
     ),
     path("campaigns/<slug:slug>/agreement/", apis.AgreementApi.as_view(), name="agreement"),
     path(

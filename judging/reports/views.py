@@ -21,28 +21,37 @@ from campaigns.errors import CampaignDataError
 from campaigns.inputs import form_problems, validated
 from campaigns.models import Campaign
 from campaigns.selectors import campaign_runs
-from campaigns.views import campaign_page, page_campaign, refusals_as_messages
+from campaigns.views import campaign_page, organizer_page, page_campaign, refusals_as_messages
 from judging.agreement import DEFAULT_MEASURES
-from judging.consensus import RULES
+from judging.consensus import MACHINE_RULES, RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
 from judging.reports.adjudication import page_state
 from judging.reports.downloads import WITHHELD_HEADER, export_download
 from judging.reports.inputs import (
     AdjudicationQueueInput,
+    AdjudicationSettingsInput,
     AgreementInput,
     DecisionInput,
     ExportInput,
     WithdrawInput,
 )
 from judging.reports.selectors import (
+    KIND_NAMES,
     READERS,
     adjudication_queue,
     agreement_jobs,
+    machine_rule_counts,
+    machine_rule_get,
     topic_numbers_judged,
     withheld_count,
 )
 from judging.selectors import campaign_assessors, campaign_grades
-from judging.services import adjudication_decide, adjudication_withdraw, agreement_report_start
+from judging.services import (
+    adjudication_decide,
+    adjudication_settings_set,
+    adjudication_withdraw,
+    agreement_report_start,
+)
 from pooling.selectors import campaign_pools
 
 reader_page = campaign_page(*READERS)
@@ -51,9 +60,15 @@ reader_page = campaign_page(*READERS)
 # ------------------------------------------------------------------------------- adjudication
 
 
-def _queue_url(campaign: Campaign, show: str, topic: str, item: int | None = None) -> str:
-    """The adjudication page of a view (``show``, ``topic``), at its ``item``-th disagreement."""
-    query = {"show": show} | ({"topic": topic} if topic else {}) | ({"item": item} if item else {})
+def _queue_url(campaign: Campaign, show: str, topic: str, kind: str, item: int | None = None) -> str:
+    """The adjudication page of a view (``show``, ``topic``, ``kind``), at its ``item``-th
+    disagreement."""
+    query = (
+        {"show": show}
+        | ({"kind": kind} if kind != "all" else {})
+        | ({"topic": topic} if topic else {})
+        | ({"item": item} if item else {})
+    )
     return f"{reverse('judging:adjudication', args=[campaign.slug])}?{urlencode(query)}"
 
 
@@ -64,10 +79,10 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     keyboard page that saves through the API and never reloads."""
     form = AdjudicationQueueInput(data=request.GET)
     data: dict[str, Any] = (
-        form.validated_data if form.is_valid() else {"show": "open", "topic": "", "item": 1}
+        form.validated_data if form.is_valid() else {"show": "open", "kind": "all", "topic": "", "item": 1}
     )
-    show, topic = data["show"], data["topic"]
-    queue = adjudication_queue(campaign=campaign, show=show, viewer=request.user)
+    show, topic, kind = data["show"], data["topic"], data["kind"]
+    queue = adjudication_queue(campaign=campaign, show=show, kind=kind, viewer=request.user)
     shown = [r for r in queue.rows if not topic or r.topic == topic]
     index = min(data["item"], len(shown) + 1) - 1  # past the last: the end of the list
     state = page_state(
@@ -78,6 +93,7 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
         viewer=request.user,
         show=show,
         topic=topic,
+        kind=kind,
         urls={
             "page": reverse("judging:adjudication", args=[campaign.slug]),
             "item": reverse("judging_api:adjudication_item", args=[campaign.slug]),
@@ -101,11 +117,18 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             "decision": current["decision"] if current else None,
             "position": position,
             "count": len(shown),
-            "previous_url": _queue_url(campaign, show, topic, position - 1) if position > 1 else "",
-            "next_url": _queue_url(campaign, show, topic, position + 1) if position <= len(shown) else "",
-            "after_url": _queue_url(campaign, show, topic, after),
+            "previous_url": _queue_url(campaign, show, topic, kind, position - 1) if position > 1 else "",
+            "next_url": _queue_url(campaign, show, topic, kind, position + 1)
+            if position <= len(shown)
+            else "",
+            "after_url": _queue_url(campaign, show, topic, kind, after),
             "grades": grades,
             "show": show,
+            "kind": kind,
+            "kind_names": KIND_NAMES,
+            "kind_name": KIND_NAMES[kind],
+            "kind_counts": [(k, KIND_NAMES[k], c) for k, c in queue.by_kind.items()],
+            "machine_rule": MACHINE_RULES[queue.machine_rule],
             "topic": topic,
             "topics": topic_numbers_judged(campaign=campaign),
             "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),
@@ -220,3 +243,33 @@ def export(request: HttpRequest, slug: str, kind: str) -> HttpResponseBase:
         return export_download(campaign=campaign, kind=kind, data=data, user=request.user)
     except CampaignDataError as exc:
         return HttpResponse("\n".join(exc.problems), status=400, content_type="text/plain")
+
+
+# ------------------------------------------------------------------------ adjudication settings
+
+
+@organizer_page
+@require_http_methods(["GET", "POST"])
+def adjudication_settings(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
+    """Which disagreements only a machine causes go to people: each rule with what it would send."""
+    if request.method == "POST":
+        with refusals_as_messages(request):
+            data = validated(AdjudicationSettingsInput(data=request.POST))
+            adjudication_settings_set(campaign=campaign, machine_rule=data["machine_rule"])
+            messages.success(
+                request, f"machine disagreements that go to people: {MACHINE_RULES[data['machine_rule']]}"
+            )
+        return redirect("judging:adjudication_settings", slug=campaign.slug)
+    counts = machine_rule_counts(campaign=campaign)
+    queue = adjudication_queue(campaign=campaign, viewer=request.user)
+    return render(
+        request,
+        "judging/adjudication_settings.html",
+        {
+            "campaign": campaign,
+            "rule": machine_rule_get(campaign=campaign),
+            "rules": [(name, text, counts[name]) for name, text in MACHINE_RULES.items()],
+            "queue": queue,
+            "kind_counts": [(k, KIND_NAMES[k], c) for k, c in queue.by_kind.items()],
+        },
+    )

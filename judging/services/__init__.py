@@ -6,6 +6,7 @@ the commands.
 
 from judging.errors import JudgingRefused
 from judging.services.adjudication import AdjudicationDecided, adjudication_decide, adjudication_withdraw
+from judging.services.adjudication_settings import adjudication_settings_set
 from judging.services.agreement import agreement_report_start
 from judging.services.assignments import (
     assignment_delete,
@@ -28,6 +29,7 @@ __all__ = [
     "JudgmentSaved",
     "NextDocument",
     "adjudication_decide",
+    "adjudication_settings_set",
     "adjudication_withdraw",
     "agreement_report_start",
     "assignment_deal",

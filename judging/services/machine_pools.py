@@ -12,12 +12,14 @@ stay unbiased however wrong the machine is. The pool is built by pooling's own
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from django.contrib.auth.models import User
 from django.db.models import Count
 
+from campaigns.errors import CampaignDataError
 from jobs.models import Job
 from jobs.registry import register
 from jobs.services import job_enqueue
@@ -26,9 +28,10 @@ from judging.models import MachineJudge
 from judging.services.machine import graded_judgments
 from judging.services.scale import scale_values
 from pooling.models import Pool
+from pooling.selectors import pool_built, pool_rankings
 from pooling.services import pool_build
 from pooling.spec import DEFAULT_DEPTH, PoolSpec
-from pooling.strategies import UNGRADED, machine_strata
+from pooling.strategies import UNGRADED, StratumCount, machine_strata
 from trec.progress import ProgressCallback
 from trec.qrels import Qrels, qrels_from_arrays
 
@@ -47,6 +50,12 @@ def machine_grades(*, judge: MachineJudge) -> Qrels:
 
 def _scale(judge: MachineJudge) -> list[int]:
     return sorted(scale_values(campaign_id=judge.campaign_id))
+
+
+def machine_sample_pools(*, judge: MachineJudge) -> list[Pool]:
+    """The pools sampled by this machine's grades, newest first."""
+    pools = Pool.objects.filter(campaign_id=judge.campaign_id, strategy="machine").order_by("-created_at")
+    return [p for p in pools if p.spec.get("machine") == judge.user.username]
 
 
 def machine_pool_labels(*, judge: MachineJudge) -> list[str]:
@@ -75,27 +84,53 @@ def machine_pool_strata(*, judge: MachineJudge) -> list[dict[str, Any]]:
     return out
 
 
-def machine_pool_enqueue(
+@dataclass(frozen=True)
+class GradedDepth:
+    """The depth of the pools a machine judged (its assignments'), and their names."""
+
+    depth: int
+    pools: tuple[str, ...]
+
+
+def machine_graded_depth(*, judge: MachineJudge) -> GradedDepth | None:
+    """How deep the machine graded the runs: the deepest rank read by the pools of its assignments
+    (a depth-5 pool: 5), the default depth of a pool sampled by its grades, so the candidates are
+    the documents it graded rather than mostly ungraded ones. None when it has no assignment, or
+    its pools read whole runs (take, the fusions without a depth)."""
+    pools = Pool.objects.filter(assignments__assessor=judge.user, campaign_id=judge.campaign_id).distinct()
+    depths: dict[str, int] = {}
+    for name, stored in pools.values_list("name", "spec"):
+        try:
+            deepest = PoolSpec.from_dict(stored).deepest()
+        except (ValueError, TypeError):  # a spec a newer or older version wrote: no depth to read
+            continue
+        if deepest is not None:
+            depths[name] = deepest
+    if not depths:
+        return None
+    return GradedDepth(max(depths.values()), tuple(sorted(depths)))
+
+
+def machine_pool_depth(*, judge: MachineJudge) -> int:
+    """The depth a pool sampled by the machine's grades reads unless told: the depth it graded
+    (:func:`machine_graded_depth`), else the pools' default (100)."""
+    graded = machine_graded_depth(judge=judge)
+    return graded.depth if graded is not None else DEFAULT_DEPTH
+
+
+def machine_pool_spec(
     *,
     judge: MachineJudge,
-    user: User,
-    name: str,
     depth: int | None = None,
     rates: Sequence[float] | None = None,
     budget: int | None = None,
     total_budget: int | None = None,
     weights: Sequence[float] | None = None,
     seed: int = 0,
-) -> Job:
-    """A job building the draft pool ``name``: the depth-``depth`` pool of the campaign's runs,
-    stratified by ``judge``'s grades, each stratum sampled at its ``rate`` (or a ``budget``
-    allocated by ``weights``); strata in :func:`machine_pool_labels`' order."""
-    campaign = judge.campaign
-    name = name.strip()
-    if not name:
-        raise JudgingRefused("the pool needs a name")
-    if Pool.objects.filter(campaign=campaign, name=name).exists():
-        raise JudgingRefused(f"campaign '{campaign.slug}' already has a pool named '{name}'")
+) -> PoolSpec:
+    """The spec of a pool of the campaign's runs sampled by ``judge``'s grades: ``depth`` (default
+    :func:`machine_pool_depth`), each stratum sampled at its ``rate`` (or a ``budget`` allocated by
+    ``weights``); strata in :func:`machine_pool_labels`' order."""
     if not graded_judgments(judge=judge).exists():
         raise JudgingRefused(
             f"{judge.user.username} has graded nothing yet: assign it a pool and let it judge first"
@@ -110,9 +145,9 @@ def machine_pool_enqueue(
     if rates is not None and any(not 0 <= r <= 1 for r in rates):
         raise JudgingRefused("sampling rates are between 0 and 1")
     try:
-        spec = PoolSpec(
+        return PoolSpec(
             "machine",
-            depth=depth if depth is not None else DEFAULT_DEPTH,
+            depth=depth if depth is not None else machine_pool_depth(judge=judge),
             rates=None if rates is None else tuple(float(r) for r in rates),
             budget=budget,
             total_budget=total_budget,
@@ -123,6 +158,90 @@ def machine_pool_enqueue(
         )
     except ValueError as exc:
         raise JudgingRefused(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class MachinePoolPreview:
+    """What a pool sampled by the machine's grades would hold, before it is built."""
+
+    depth: int
+    strata: list[StratumCount]  # per stratum, the candidates and those drawn, over every topic
+    topics: int
+
+    @property
+    def documents(self) -> int:
+        return sum(s.judge for s in self.strata)
+
+    @property
+    def candidates(self) -> int:
+        return sum(s.candidates for s in self.strata)
+
+
+def machine_pool_preview(
+    *,
+    judge: MachineJudge,
+    depth: int | None = None,
+    rates: Sequence[float] | None = None,
+    budget: int | None = None,
+    total_budget: int | None = None,
+    weights: Sequence[float] | None = None,
+    seed: int = 0,
+) -> MachinePoolPreview:
+    """The pool :func:`machine_pool_enqueue` would build with these parameters, counted per stratum
+    and not stored: the same seeded draw, so the built pool holds exactly these counts. Without
+    rates or a budget, the suggested rates (:func:`machine_pool_strata`)."""
+    if rates is None and budget is None and total_budget is None:
+        rates = [s["rate"] for s in machine_pool_strata(judge=judge)]
+    spec = machine_pool_spec(
+        judge=judge,
+        depth=depth,
+        rates=rates,
+        budget=budget,
+        total_budget=total_budget,
+        weights=weights,
+        seed=seed,
+    )
+    try:
+        runs, include = pool_rankings(campaign=judge.campaign, spec=spec)
+        core = spec.build(runs, include, machine_grades=machine_grades(judge=judge))
+    except (ValueError, CampaignDataError) as exc:
+        raise JudgingRefused(str(exc)) from exc
+    counts = {c.stratum: c for c in core.stratum_counts()}
+    # every stratum of the scale, an empty one too: the organizer sees where nothing falls
+    strata = [counts.get(label, StratumCount(label, 0, 0)) for label in machine_strata(spec.grades or ())]
+    return MachinePoolPreview(depth=spec.pool_depth, strata=strata, topics=len(core.topics))
+
+
+def machine_pool_enqueue(
+    *,
+    judge: MachineJudge,
+    user: User,
+    name: str,
+    depth: int | None = None,
+    rates: Sequence[float] | None = None,
+    budget: int | None = None,
+    total_budget: int | None = None,
+    weights: Sequence[float] | None = None,
+    seed: int = 0,
+) -> Job:
+    """A job building the draft pool ``name`` (:func:`machine_pool_spec`'s: the depth-``depth``
+    pool of the campaign's runs, stratified by ``judge``'s grades, each stratum sampled at its
+    ``rate`` or a ``budget`` allocated by ``weights``)."""
+    campaign = judge.campaign
+    name = name.strip()
+    if not name:
+        raise JudgingRefused("the pool needs a name")
+    if Pool.objects.filter(campaign=campaign, name=name).exists():
+        raise JudgingRefused(f"campaign '{campaign.slug}' already has a pool named '{name}'")
+    spec = machine_pool_spec(
+        judge=judge,
+        depth=depth,
+        rates=rates,
+        budget=budget,
+        total_budget=total_budget,
+        weights=weights,
+        seed=seed,
+    )
     return job_enqueue(
         kind=MACHINE_POOL_JOB,
         title=f"build pool '{name}' (sampled by {judge.user.username}'s grades) of {campaign.slug}",
@@ -147,4 +266,4 @@ def machine_pool_job(job: Job, progress: ProgressCallback) -> dict[str, Any]:
         progress=progress,
         machine_grades=machine_grades(judge=judge),
     )
-    return {"pool": pool.pk, "name": pool.name, "documents": pool.document_count, "topics": len(pool.sizes)}
+    return pool_built(pool=pool)

@@ -13,6 +13,7 @@ from campaigns.models import Campaign, QrelsSet
 from jobs.models import Job
 from jobs.services import job_enqueue
 from pooling.models import Pool
+from pooling.selectors import DIAGNOSTICS_JOB
 from pooling.spec import PoolSpec
 
 DEFAULT_KS = (10,)
@@ -45,7 +46,7 @@ def pool_diagnostics_enqueue(
     if qrels_set is not None and not QrelsSet.objects.filter(campaign=pool.campaign, pk=qrels_set).exists():
         raise CampaignDataError(f"campaign '{pool.campaign.slug}' has no judgments {qrels_set}")
     return job_enqueue(
-        kind="pool_diagnostics",
+        kind=DIAGNOSTICS_JOB,
         title=f"diagnostics of pool '{pool.name}' of {pool.campaign.slug}",
         campaign=pool.campaign,
         user=user,

@@ -18,7 +18,7 @@ from pooling.strategies.fixed import (
     select_runs,
     take_pool,
 )
-from pooling.strategies.pool import PoolSelection
+from pooling.strategies.pool import PoolSelection, StratumCount, stratum_key
 from pooling.strategies.rankings import Rankings, truncate
 from pooling.strategies.registry import STATIC, STRATEGIES, make_pool
 from pooling.strategies.sampling import (
@@ -45,6 +45,7 @@ __all__ = [
     "PoolSelection",
     "Rankings",
     "Simulation",
+    "StratumCount",
     "Thompson",
     "allocate",
     "as_rankings",
@@ -61,6 +62,7 @@ __all__ = [
     "simulate",
     "sizes_from_rates",
     "stratified_sample",
+    "stratum_key",
     "take_pool",
     "truncate",
     "uniform_sample",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -13,6 +13,24 @@ from trec.prels import MQPrel, StratifiedPrel
 from trec.qrels import Qrels, qrels_from_arrays
 
 UNJUDGED = -1  # the qrels/prel convention for "pooled (or listed) but not judged"
+
+
+class StratumCount(NamedTuple):
+    """One stratum of a pool over all its topics: its documents, and how many are drawn to judge."""
+
+    stratum: str
+    candidates: int
+    judge: int
+
+
+def stratum_key(label: str) -> tuple[int, int, str]:
+    """Strata in their design's order: rank strata "1", "2", "3"...; a machine's grades "g<grade>"
+    highest first, its "ungraded" last; any other label after those, by name."""
+    if label.isdigit():
+        return (0, int(label), "")
+    if label[:1] == "g" and label[1:].isdigit():
+        return (0, -int(label[1:]), "")
+    return (1, 0, label)
 
 
 @dataclass(frozen=True, eq=False)  # numpy fields: no element-wise __eq__
@@ -55,6 +73,18 @@ class PoolSelection:
             sampled=np.ones(len(docs), dtype=bool),
             params=dict(params or {}),
         )
+
+    def stratum_counts(self) -> list[StratumCount]:
+        """Per stratum (:func:`stratum_key` order), its documents over every topic and those drawn."""
+        labels = self.stratum_labels()
+        names, codes = np.unique(labels, return_inverse=True)
+        candidates = np.bincount(codes, minlength=len(names)).tolist()
+        judge = np.bincount(codes[self.sampled], minlength=len(names)).tolist()
+        counts = [
+            StratumCount(name.decode(), int(n), int(k))
+            for name, n, k in zip(names.tolist(), candidates, judge, strict=True)
+        ]
+        return sorted(counts, key=lambda c: stratum_key(c.stratum))
 
     def topic_index(self, topic: str) -> int:
         try:

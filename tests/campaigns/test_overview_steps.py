@@ -46,7 +46,8 @@ def test_the_steps_follow_the_campaign_from_nothing_to_assignments(
 ) -> None:
     states, current, soup = steps(web, campaign)
     assert list(states) == [
-        "topics", "runs", "documents", "pool", "people", "assignments", "judging", "agreement", "evaluation",
+        "topics", "runs", "documents", "pool", "people", "assignments", "judging", "adjudication",
+        "agreement", "evaluation",
     ]  # fmt: skip
     assert set(states.values()) == {"not started", "done"} and current == "topics"
     assert 'href="/campaigns/trec-demo/import/#import-topics">Import topics</a>' in soup["topics"]

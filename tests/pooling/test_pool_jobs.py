@@ -33,6 +33,8 @@ def test_a_pool_build_job_keeps_the_name_and_spec_and_builds_a_draft(
         "name": "d3",
         "documents": pool.document_count,
         "topics": len(pool.sizes),
+        # a depth pool judges every document: one stratum "1", all drawn
+        "strata": [{"stratum": "1", "candidates": pool.document_count, "judge": pool.document_count}],
     }
 
 

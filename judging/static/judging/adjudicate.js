@@ -335,6 +335,7 @@
   }
   function pageUrl(position) {
     const q = new URLSearchParams({ show: S.show });
+    if (S.kind && S.kind !== "all") q.set("kind", S.kind);
     if (filter) q.set("topic", filter);
     if (position) q.set("item", String(position));
     return S.urls.page + "?" + q;

@@ -61,6 +61,14 @@ ENDPOINTS = [
     Endpoint("judging:adjudication", "get"),
     Endpoint("judging:adjudication_decide", "post", data={"topic": "401"}, organizer=302, adjudicator=302),
     Endpoint("judging:adjudication_withdraw", "post", data={"topic": "401"}, organizer=302, adjudicator=302),
+    Endpoint("judging:adjudication_settings", "get", adjudicator=403),
+    Endpoint(
+        "judging:adjudication_settings",
+        "post",
+        data={"machine_rule": "none"},
+        organizer=302,
+        adjudicator=403,
+    ),
     Endpoint("judging:agreement", "get"),
     Endpoint("judging:agreement", "post", data={"bootstrap": 0}, organizer=302, adjudicator=302),
     Endpoint("judging:exports", "get"),
@@ -71,6 +79,8 @@ ENDPOINTS = [
     Endpoint("judging_api:adjudication_decide", "post", data={}, organizer=400, adjudicator=400),
     Endpoint("judging_api:adjudication_item", "get", query="?topic=401&docno=d1"),
     Endpoint("judging_api:adjudication_withdraw", "post", data={}, organizer=400, adjudicator=400),
+    Endpoint("judging_api:adjudication_settings", "get", adjudicator=403),
+    Endpoint("judging_api:adjudication_settings", "put", data={"machine_rule": "none"}, adjudicator=403),
     Endpoint("judging_api:agreement", "get"),
     Endpoint("judging_api:agreement_report", "post", data={}, organizer=202, adjudicator=202),
     Endpoint("judging_api:export", "get", "adjudicated"),
@@ -104,6 +114,8 @@ def call(client: Client, e: Endpoint, campaign: Campaign) -> Any:
     url = reverse(e.name, kwargs=e.kwargs(campaign)) + e.query
     if e.method == "get":
         return client.get(url)
+    if e.method == "put":
+        return client.put(url, e.data or {}, content_type="application/json")
     if e.name.startswith("judging_api:"):
         return client.post(url, e.data or {}, content_type="application/json")
     return client.post(url, e.data or {})
