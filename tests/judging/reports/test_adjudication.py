@@ -238,6 +238,7 @@ def test_the_item_api_answers_what_the_page_shows_of_a_disagreement(
         "topic": "402",
         "docno": disputed["far_402"],
         "distance": 2,
+        "kind": "human",
         "decision": None,
         "votes": [
             {"assessor": "alice", "grade": 2, "cant_judge": False, "comment": "", "machine": False},

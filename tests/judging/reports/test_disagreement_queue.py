@@ -163,6 +163,12 @@ def test_the_organizer_chooses_the_rule_by_api_with_what_each_would_send(
     assert AdjudicationSettings.objects.get(campaign=loaded).machine_rule == "human_majority"
 
 
+def page_state(html: str) -> dict[str, Any]:
+    from tests.judging.reports.test_adjudication import page_state as state
+
+    return state(html)
+
+
 def login(user: Any) -> Client:
     client = Client()
     assert client.login(username=user.username, password=PASSWORD)
@@ -174,13 +180,17 @@ def test_the_queue_page_filters_by_kind_and_shows_each_count(
 ) -> None:
     url = reverse("judging:adjudication", args=[loaded.slug])
     html = login(adjudicator).get(url, {"kind": "human"}).content.decode()
-    assert {c for c, d in mixed.items() if f'data-docno="{d}"' in html} == {"people", "people+llm"}
+    # the page shows one disagreement at a time; its script's state lists the view's
+    listed = {item["docno"] for item in page_state(html)["items"]}
+    assert {c for c, d in mixed.items() if d in listed} == {"people", "people+llm"}
+    assert page_state(html)["kind"] == "human"
     assert 'id="queue-open-human">2<' in html and 'id="queue-open-machine">3<' in html
     assert '<option value="human" selected>between people</option>' in html
     assert "every one, machines among themselves included" in html
     assert 'id="machine-rule-change"' not in html  # the adjudicator does not choose the rule
     html = login(organizer).get(url, {"kind": "machine"}).content.decode()
-    assert {c for c, d in mixed.items() if f'data-docno="{d}"' in html} == expected("all", "machine")
+    listed = {item["docno"] for item in page_state(html)["items"]}
+    assert {c for c, d in mixed.items() if d in listed} == expected("all", "machine")
     assert 'id="machine-rule-change"' in html
 
 
@@ -213,3 +223,26 @@ def test_the_campaign_page_counts_each_kind_and_links_to_the_filtered_queue(
     assert f'<a href="{queue}?show=open&amp;kind=machine">2 open machine vs people (0 decided)</a>' in step
     assert reverse("judging:adjudication_settings", args=[loaded.slug]) in step
     assert "where a machine&#x27;s grade differs from a person&#x27;s" in step
+
+
+def test_a_decision_obeys_the_machine_rule(loaded: Campaign, mixed: dict[str, str], organizer: Any) -> None:
+    """The rule decides what the queue holds, and a decision is taken only on what the queue
+    holds: under ``none`` a disagreement only a machine causes is refused, with the rule named;
+    one between people is still decided."""
+    from judging.errors import JudgingRefused
+    from judging.services import adjudication_settings_set
+
+    adjudication_settings_set(campaign=loaded, machine_rule="none")
+    with pytest.raises(JudgingRefused, match=r"only a machine disagrees.*\(none\)"):
+        adjudication_decide(
+            adjudicator=organizer, campaign=loaded, topic="401", docno=mixed["majority"], grade=1
+        )
+    decided = adjudication_decide(
+        adjudicator=organizer, campaign=loaded, topic="401", docno=mixed["people"], grade=1
+    )
+    assert decided.decision.grade == 1
+    adjudication_settings_set(campaign=loaded, machine_rule="human_majority")
+    decided = adjudication_decide(
+        adjudicator=organizer, campaign=loaded, topic="401", docno=mixed["majority"], grade=1
+    )
+    assert decided.decision.docno == mixed["majority"]
