@@ -25,7 +25,7 @@ from campaigns.views import campaign_page, organizer_page, page_campaign, refusa
 from judging.agreement import DEFAULT_MEASURES
 from judging.consensus import MACHINE_RULES, RULES
 from judging.exports import ADJUDICATOR_KINDS, EXPORT_KINDS, export_roles
-from judging.reports.adjudication import page_state
+from judging.reports.adjudication import machine_names, page_state
 from judging.reports.downloads import WITHHELD_HEADER, export_download
 from judging.reports.inputs import (
     AdjudicationQueueInput,
@@ -129,6 +129,8 @@ def adjudication(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             "kind_name": KIND_NAMES[kind],
             "kind_counts": [(k, KIND_NAMES[k], c) for k, c in queue.by_kind.items()],
             "machine_rule": MACHINE_RULES[queue.machine_rule],
+            # the kinds, their counts and the rule mean something only with machine assessors
+            "has_machines": bool(machine_names(campaign=campaign)) or kind != "all",
             "topic": topic,
             "topics": topic_numbers_judged(campaign=campaign),
             "is_organizer": access.has_role(request.user, campaign, access.Role.ORGANIZER),

@@ -376,3 +376,14 @@ def test_the_adjudication_api_is_in_the_schema_with_its_shapes(client: Client) -
     assert {"open", "decided", "rows"} == set(queue["properties"])
     export = schema["paths"]["/api/judging/campaigns/{slug}/exports/{kind}/"]["get"]["responses"]["200"]
     assert "X-Workbench-Withheld" in export["description"]
+
+
+def test_without_machine_assessors_the_page_has_no_kinds_nor_rule(
+    loaded: Campaign, disputed: dict[str, str], adjudicator: Any
+) -> None:
+    """Kinds of disagreement and the machine rule mean something only with machine assessors: a
+    campaign of people alone gets the plain page (the phone's first screen keeps the document)."""
+    html = login(adjudicator).get(reverse("judging:adjudication", args=[loaded.slug])).content.decode()
+    assert 'id="adj-item"' in html
+    for absent in ('id="kind-filter"', 'id="machine-rule"', 'id="queue-open-machine"'):
+        assert absent not in html
