@@ -51,16 +51,16 @@ class Command(BaseCommand):
         username = os.environ.get("WORKBENCH_DEMO_USER", "organizer")
         password = os.environ.get("WORKBENCH_DEMO_PASSWORD", "organizer-demo")
         user, created = get_user_model().objects.get_or_create(username=username)
+        # an organizer of the demo campaign, not a site administrator (older demos made it staff):
+        # /admin/ is for a superuser created on purpose (`manage.py createsuperuser`)
+        if user.is_staff or user.is_superuser:
+            user.is_staff = user.is_superuser = False
+            user.save(update_fields=["is_staff", "is_superuser"])
         if created or opts.get("reset_password"):
-            # an organizer of the demo campaign, not a site administrator: /admin/ is for a superuser
-            # created on purpose (`manage.py createsuperuser`)
-            if created:
-                user.is_staff = False
-                user.is_superuser = False
             # a new password changes the session hash: every session of the account ends, which
             # is why an existing account keeps its own on every start
             user.set_password(password)
-            user.save()
+            user.save(update_fields=["password"])
             verb = "created" if created else "password reset"
             self.stdout.write(f"demo organizer {verb}: log in as '{username}' with password '{password}'")
         else:
