@@ -349,7 +349,7 @@ ASSIGNMENT_FORM_DEFAULTS: dict[str, Any] = {
 
 def _assignment_form(data: Any) -> dict[str, Any]:
     """The form's fields out of a POST (or what the session kept), each as the form shows it."""
-    out = {}
+    out: dict[str, Any] = {}
     for key, default in ASSIGNMENT_FORM_DEFAULTS.items():
         if isinstance(default, list):
             chosen = data.getlist(key) if hasattr(data, "getlist") else data.get(key, [])
