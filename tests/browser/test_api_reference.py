@@ -37,6 +37,8 @@ def test_from_my_account_to_the_reference_and_a_call_with_a_token(
     page.set_viewport_size({"width": width, "height": 900})
     log_in(page, organizer.username, PASSWORD)
     page.get_by_role("link", name="My account").click()
+    expect(page.locator("#api-tokens")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # My account fits a phone
     page.locator("#api-tokens").get_by_role("link", name="API reference").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("API reference")
     # Swagger UI (1.5 MB) and the schema load after the page: give them time on a busy machine
