@@ -76,16 +76,48 @@ ensure_chromium() {
   echo "         Install it with 'sudo apt-get install chromium', or set WORKBENCH_CHROMIUM=/path/to/chromium." >&2
 }
 
+usage_error() {
+  echo "error: $1" >&2
+  echo "usage: ./workbench.sh serve [--port PORT] [--addr HOST:PORT] [runserver options...]" >&2
+  exit 2
+}
+
+# serve's address: WORKBENCH_ADDR (default 127.0.0.1:8000), then --addr HOST:PORT, then --port PORT
+# (which keeps the host); every other argument goes to runserver. Sets $addr and $runserver_args.
+serve_address() {
+  addr=${WORKBENCH_ADDR:-127.0.0.1:8000}
+  local port="" value
+  runserver_args=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --port|--addr)
+        [ $# -ge 2 ] || usage_error "$1 needs a value"
+        value=$2; set -- "${1}=$value" "${@:3}"; continue ;;
+      --port=*)
+        port=${1#--port=}
+        [[ $port =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
+          || usage_error "--port takes a port number from 1 to 65535, not '$port'" ;;
+      --addr=*)
+        addr=${1#--addr=}
+        [[ $addr =~ ^.+:[0-9]+$ ]] || usage_error "--addr takes HOST:PORT (e.g. 0.0.0.0:8000), not '$addr'" ;;
+      *) runserver_args+=("$1") ;;
+    esac
+    shift
+  done
+  if [ -n "$port" ]; then addr="${addr%:*}:$port"; fi
+}
+
 cmd=${1:-serve}
 shift || true
 case "$cmd" in
   serve)
+    serve_address "$@"
     setup test
     # DEBUG stays off unless asked for (WORKBENCH_DEBUG=1): its pages show the environment and every URL;
     # WhiteNoise serves the static files without it
     "$VENV/bin/python" manage.py migrate --no-input
+    # creates the demo organizer (its password only then) and loads the demo campaign once
     "$VENV/bin/python" manage.py workbench_demo
-    addr=${WORKBENCH_ADDR:-127.0.0.1:8000}
     # The web server and one background worker (imports, pool builds, evaluations), each in a process
     # group of its own (set -m), so stopping the script stops both with their children (runserver's
     # autoreloader); a worker or server that dies takes the other down too. A job a killed worker
@@ -93,7 +125,7 @@ case "$cmd" in
     set -m
     "$VENV/bin/python" manage.py jobs_worker &
     worker=$!
-    "$VENV/bin/python" manage.py runserver "$addr" "$@" &
+    "$VENV/bin/python" manage.py runserver "$addr" ${runserver_args[@]+"${runserver_args[@]}"} &
     web=$!
     stop() {
       trap - INT TERM EXIT
@@ -116,7 +148,7 @@ case "$cmd" in
     ensure_chromium
     ;;
   *)
-    echo "usage: ./workbench.sh serve|test|setup [args...]" >&2
+    echo "usage: ./workbench.sh serve [--port PORT] [--addr HOST:PORT]|test [pytest args]|setup" >&2
     exit 2
     ;;
 esac

@@ -43,11 +43,16 @@ def report_json(report: RunReport) -> dict[str, Any]:
     return {
         "file": report.path,
         "tag": report.tag,
-        "lines": report.lines,
+        "lines": report.lines,  # read, malformed ones included
+        "refused_lines": report.refused_lines,
+        "accepted_lines": report.accepted_lines,
         "topics": len(report.topics),
         "ok": report.ok,
         "errors": report.render(Severity.ERROR),
         "warnings": report.render(Severity.WARNING),
+        # how many, listed or not (the lists stop at LISTED_PER_CODE of a code)
+        "error_count": report.counted(Severity.ERROR),
+        "warning_count": report.counted(Severity.WARNING),
     }
 
 

@@ -8,6 +8,7 @@ block the import, and warnings, which are listed. Codes are stable identifiers f
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -129,11 +130,15 @@ class RunReport:
     path: str
     tag: str = ""
     tag_line: int = 0  # where the tag is first read
-    lines: int = 0  # result lines read
+    lines: int = 0  # result lines read, malformed ones included (not blank or comment lines)
+    refused_lines: int = 0  # of those, the lines with an error (an error of the whole file counts none)
     topics: tuple[str, ...] = ()
     findings: list[Finding] = field(default_factory=list)
     listed: Counter[Code] = field(default_factory=Counter)
     unlisted: Counter[Code] = field(default_factory=Counter)
+    # the line numbers with an error, complete where the findings list only LISTED_PER_CODE of a
+    # code (a line may be here more than once); counted into refused_lines by check_run
+    error_lines: list[np.ndarray] = field(default_factory=list, repr=False)
 
     def add(self, code: Code, line: int, message: str) -> None:
         if self.listed[code] < LISTED_PER_CODE:
@@ -146,6 +151,18 @@ class RunReport:
         """Occurrences of ``code``, listed or not."""
         return self.listed[code] + self.unlisted[code]
 
+    def refuse(self, lines: np.ndarray | list[int]) -> None:
+        """Count ``lines`` (line numbers) as refused, however many of their findings are listed."""
+        self.error_lines.append(np.asarray(lines, dtype=np.int64))
+
+    def count_refused(self) -> None:
+        self.refused_lines = len(np.unique(np.concatenate(self.error_lines))) if self.error_lines else 0
+
+    @property
+    def accepted_lines(self) -> int:
+        """The lines read that passed every check (a file with any error is still stored not at all)."""
+        return self.lines - self.refused_lines
+
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity is Severity.ERROR]
@@ -157,6 +174,11 @@ class RunReport:
     @property
     def ok(self) -> bool:
         return not self.errors
+
+    def counted(self, severity: Severity) -> int:
+        """Findings of ``severity``, listed or not."""
+        codes = self.listed + self.unlisted
+        return sum(n for code, n in codes.items() if (code in WARNINGS) == (severity is Severity.WARNING))
 
     def shown_as(self, name: str) -> None:
         """Name the file ``name`` in the report (an upload's own name instead of its temporary path)."""
@@ -208,6 +230,8 @@ def _split_all(raw: bytes, first_line: int, path: str, report: RunReport) -> Ite
             return
         except FormatError as exc:
             report.add(Code.COLUMNS, exc.line, exc.message)
+            report.refuse([exc.line])
+            report.lines += 1  # read, though it never becomes a row
             start, end = _line_bounds(raw, exc.line - first_line)
             if start:
                 # everything before the bad line was tokenized fine by the failed call
@@ -234,6 +258,7 @@ def _check_encoding(raw: bytes, first_line: int, report: RunReport) -> None:
             bad = pos + exc.start
             line = first_line + raw.count(b"\n", 0, bad)
             report.add(Code.ENCODING, line, "not valid UTF-8 text")
+            report.refuse([line])
             nl = raw.find(b"\n", bad)
             if nl < 0:
                 return
@@ -287,15 +312,15 @@ def _ranks(cols: Columns, report: RunReport) -> np.ndarray:
     return out
 
 
-def _too_long(cols: Columns, col: int, what: str, limit: int, report: RunReport) -> int:
-    """Report the column's values over ``limit`` characters; how many there are."""
+def _too_long(cols: Columns, col: int, what: str, limit: int, report: RunReport) -> list[int]:
+    """Report the column's values over ``limit`` characters; the rows that hold one."""
     lengths = cols.ends[:, col] - cols.starts[:, col]
-    found = 0
+    found = []
     # byte length bounds the character length from above: decode only the candidates
     for row in np.flatnonzero(lengths > limit).tolist():
         tok = cols.token(row, col)
         if len(tok.decode("utf-8", errors="replace")) > limit:
-            found += 1
+            found.append(row)
             report.add(
                 Code.TOO_LONG,
                 int(cols.line_numbers[row]),
@@ -314,24 +339,43 @@ class _Columns:
     lines: list[np.ndarray] = field(default_factory=list)
 
 
+def _without_rows(cols: Columns, rows: list[int]) -> Columns:
+    """``cols`` without the rows ``rows`` (the tokens stay where they are in the block)."""
+    keep = np.ones(len(cols), dtype=bool)
+    keep[rows] = False
+    return dataclasses.replace(
+        cols, starts=cols.starts[keep], ends=cols.ends[keep], line_numbers=cols.line_numbers[keep]
+    )
+
+
 def _read(path: str, report: RunReport) -> _Columns | None:
+    """The file's columns, every problem met on the way in ``report``; None when the file could
+    not be read to its end (unreadable, or too many malformed lines: ``report`` still counts the
+    lines read up to there)."""
     parts = _Columns()
     try:
         for raw, first_line in iter_blocks(path):
-            for line in nul_lines(raw, first_line):
+            nul = nul_lines(raw, first_line)
+            for line in nul:
                 report.add(Code.NUL, line, nul_message("a run file"))
+            report.refuse(nul)
             _check_encoding(raw, first_line, report)
             for cols in _split_all(raw, first_line, path, report):
                 if len(cols) == 0:
                     continue
-                if (
-                    _too_long(cols, 0, "topic id", TOPIC_MAX_LENGTH, report)
-                    + _too_long(cols, 2, "docno", DOCNO_MAX_LENGTH, report)
-                    + _too_long(cols, 5, "tag", TAG_MAX_LENGTH, report)
-                ):
-                    # refused already; the block's columns would be as wide as its longest token
-                    # on every line (megabytes each)
-                    continue
+                report.lines += len(cols)
+                long_rows = sorted(
+                    set(_too_long(cols, 0, "topic id", TOPIC_MAX_LENGTH, report))
+                    | set(_too_long(cols, 2, "docno", DOCNO_MAX_LENGTH, report))
+                    | set(_too_long(cols, 5, "tag", TAG_MAX_LENGTH, report))
+                )
+                if long_rows:
+                    # refused already, and left out: the block's columns would be as wide as its
+                    # longest token on every line (megabytes each); its other lines are checked
+                    report.refuse(cols.line_numbers[long_rows])
+                    cols = _without_rows(cols, long_rows)
+                    if len(cols) == 0:
+                        continue
                 parts.qids.append(cols.strings(0))
                 parts.docnos.append(cols.strings(2))
                 parts.tags.append(cols.strings(5))
@@ -339,9 +383,11 @@ def _read(path: str, report: RunReport) -> _Columns | None:
                 parts.scores.append(_scores(cols, report))
                 parts.lines.append(cols.line_numbers)
     except _StopReading:
+        report.count_refused()
         return None
     except FormatError as exc:
         report.add(Code.UNREADABLE, exc.line, exc.message)
+        report.count_refused()
         return None
     return parts
 
@@ -350,7 +396,9 @@ def _check_tags(tags: np.ndarray, lines: np.ndarray, report: RunReport, taken: M
     first = tags[0]
     report.tag = first.decode("utf-8", errors="replace")
     report.tag_line = int(lines[0])
-    for row in np.flatnonzero(tags != first).tolist():
+    mismatched = np.flatnonzero(tags != first)
+    report.refuse(lines[mismatched])
+    for row in mismatched.tolist():
         report.add(
             Code.TAG_MISMATCH,
             int(lines[row]),
@@ -377,9 +425,10 @@ def _check_topics(
     _, first_rows = np.unique(codes, return_index=True)
     counts = np.bincount(codes, minlength=len(names))
     known_set = set(known)
-    for code, topic in enumerate(names):
-        if topic in known_set:
-            continue
+    unknown = [code for code, topic in enumerate(names) if topic not in known_set]
+    report.refuse(lines[np.isin(codes, unknown)])
+    for code in unknown:
+        topic = names[code]
         line = int(lines[first_rows[code]])
         padded = [k for k in known_set if _same_number(topic, k)]
         if padded:
@@ -410,7 +459,15 @@ def _check_depth(
     names: list[str], codes: np.ndarray, lines: np.ndarray, limit: int, report: RunReport
 ) -> None:
     counts = np.bincount(codes, minlength=len(names))
-    for code in np.flatnonzero(counts > limit).tolist():
+    over = np.flatnonzero(counts > limit).tolist()
+    if over:
+        # each row's place among its topic's rows, in file order: past the limit is refused
+        order = np.argsort(codes, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        place = np.empty(len(codes), dtype=np.int64)
+        place[order] = np.arange(len(codes)) - starts[codes[order]]
+        report.refuse(lines[place >= limit])
+    for code in over:
         row = np.flatnonzero(codes == code)[limit]
         report.add(
             Code.TOO_MANY_DOCS,
@@ -430,6 +487,7 @@ def _check_duplicates(
     sc, sd = codes[order], docnos[order]
     same = np.r_[False, (sc[1:] == sc[:-1]) & (sd[1:] == sd[:-1])]
     head = np.maximum.accumulate(np.where(same, 0, np.arange(len(order))))
+    report.refuse(lines[order[same]])
     for pos in np.flatnonzero(same).tolist():
         row, first = int(order[pos]), int(order[head[pos]])
         report.add(
@@ -518,13 +576,14 @@ def check_run(
     if parts is None:
         return CheckedRun(report, None)
     lines = concat(parts.lines, np.int64)
-    report.lines = len(lines)
-    if not report.lines:
+    if not len(lines):
         if not report.findings:
             report.add(Code.EMPTY, 0, "the run has no result lines (expected 'qid Q0 docno rank score tag')")
+        report.count_refused()
         return CheckedRun(report, None)
     qids, docnos = concat(parts.qids), concat(parts.docnos)
     scores, ranks = concat(parts.scores, np.float64), concat(parts.ranks, np.int64)
+    report.refuse(lines[np.isnan(scores)])  # not a finite number, each reported by _scores
     names, codes = topic_codes(qids)
     report.topics = tuple(names)
     _check_tags(concat(parts.tags), lines, report, taken_tags or {})
@@ -534,6 +593,7 @@ def check_run(
         _check_depth(names, codes, lines, max_docs, report)
     _check_duplicates(names, codes, docnos, lines, report)
     _check_ranks(codes, docnos, scores, ranks, lines, report)
+    report.count_refused()
     if not report.ok:
         return CheckedRun(report, None)
     run = run_from_arrays(

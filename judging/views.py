@@ -329,21 +329,56 @@ def scale(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     return render(request, "judging/scale.html", {"campaign": campaign, "rows": rows, "errors": errors})
 
 
+# The assignments form as last sent, per campaign in the session: it comes back filled in after
+# assignments are created (the next topics are often dealt with the same settings) and after a
+# refusal, as typed. Values are the form's strings; lists for the checkable lists.
+ASSIGNMENT_FORM = "judging_assignment_form"
+ASSIGNMENT_FORM_DEFAULTS: dict[str, Any] = {
+    "pool": "",
+    "assessors": [],
+    "topics": [],
+    "overlap": "k",
+    "k": "1",
+    "sample_percent": "10",
+    "min_pair": "0",
+    "order": Assignment.Order.RANDOM,
+    "seed": "0",
+    "budget": "",
+}
+
+
+def _assignment_form(data: Any) -> dict[str, Any]:
+    """The form's fields out of a POST (or what the session kept), each as the form shows it."""
+    out: dict[str, Any] = {}
+    for key, default in ASSIGNMENT_FORM_DEFAULTS.items():
+        if isinstance(default, list):
+            chosen = data.getlist(key) if hasattr(data, "getlist") else data.get(key, [])
+            out[key] = [str(v) for v in chosen]
+        else:
+            out[key] = str(data.get(key, default))
+    return out
+
+
 @organizer_page
 @require_http_methods(["GET", "POST"])
 def assignments(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
     errors: list[str] = []
+    kept = f"{ASSIGNMENT_FORM}:{campaign.pk}"
     if request.method == "POST":
+        values = _assignment_form(request.POST)
         form = AssignmentsCreateInput(data=request.POST, context={"campaign": campaign})
         if form.is_valid():
             try:
                 created = assignments_create(campaign=campaign, **form.validated_data["service_arguments"])
                 messages.success(request, f"{len(created)} assignment(s) created")
+                request.session[kept] = values
                 return redirect("judging:assignments", slug=campaign.slug)
             except CampaignDataError as exc:
                 errors = exc.problems
         else:
             errors = form_problems(form)
+    else:
+        values = _assignment_form(request.session.get(kept, {}))
     return render(
         request,
         "judging/assignments.html",
@@ -355,7 +390,7 @@ def assignments(request: HttpRequest, campaign: Campaign) -> HttpResponseBase:
             "topics": Topic.objects.filter(campaign=campaign).order_by("number"),
             "orders": Assignment.Order.values,
             "errors": errors,
-            "form": request.POST,
+            "form": values,
         },
     )
 

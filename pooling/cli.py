@@ -52,7 +52,7 @@ BUILD_HELP = (
 SIMULATE_HELP = (
     "Replay a pooling strategy against complete judgments and print the relevant documents found "
     "after every --step judgments, per topic and overall. Example: manage.py simulate_pool --qrels "
-    "qrels.txt --strategy maxmean --budget 10%% --depth 100 runs/*.run"
+    "qrels.txt --strategy maxmean --budget 10% --depth 100 runs/*.run"
 )
 
 

@@ -54,6 +54,12 @@ class Pool(models.Model):
     def adaptive(self) -> bool:
         return self.queue_state is not None
 
+    @property
+    def parameters(self) -> str:
+        """The parameters it was built with besides the strategy, ``depth=10, order=docno`` (""
+        when every one is at its default)."""
+        return ", ".join(f"{k}={v}" for k, v in self.spec.items() if k != "strategy")
+
 
 class PoolDocument(models.Model):
     """One pooled document of a topic, at its place in the judging order.

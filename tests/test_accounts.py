@@ -28,6 +28,7 @@ ACCESS_TESTED = [
     ("accounts:password_change", "post"),
     ("accounts:password_set", "get"),
     ("accounts:password_set", "post"),
+    ("api_reference", "get"),  # linked from My account: tests/test_api_reference.py
 ]
 
 

@@ -104,5 +104,5 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "header",
             "name": "Authorization",
-            "description": 'An API token from the "My account" page, as "Token <token>"',
+            "description": 'An API token from the "My account" page, sent as `Token wbt_...`',
         }

@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "axes",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served as static files (the API reference)
     "metrics",
     "campaigns",
     "pooling",
@@ -313,6 +314,14 @@ SPECTACULAR_SETTINGS = {
     # one enum for a campaign role wherever a field names it (``role``, ``roles``); a new role makes
     # `check --deploy` warn again (tests/test_deploy.py) until it is added here
     "ENUM_NAME_OVERRIDES": {"RoleEnum": ["organizer", "assessor", "adjudicator"]},
+    # the API reference (workbench/api_reference.py): Swagger UI's files from the installed
+    # drf-spectacular-sidecar package, served as the site's static files (never a CDN)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # an operation's address in the page's URL (#/campaigns/...), to link to one; the token typed
+    # into "Authorize" stays in the page's memory only (not persisted to the browser's storage)
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "persistAuthorization": False, "tryItOutEnabled": False},
 }
 
 # Background work (imports, pool builds, evaluations) is a django.tasks task. The database backend

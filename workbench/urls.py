@@ -9,7 +9,7 @@ from campaigns import api_urls as campaigns_api
 from campaigns.accounts import views as account_views
 from campaigns.api_errors import api_not_found
 from pooling import api_urls as pooling_api
-from workbench import login_links
+from workbench import api_reference, login_links
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -41,6 +41,8 @@ urlpatterns = [
     path("judging/", include("judging.urls")),
     # the OpenAPI 3 schema of every API endpoint (YAML; JSON with Accept: application/vnd.oai.openapi+json)
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    # the interactive reference of that schema (Swagger UI, its files from a package, no CDN)
+    path("api/reference/", api_reference.api_reference, name="api_reference"),
     path("api/judging/", include("judging.api_urls")),
     path("api/metrics/", include("metrics.api_urls")),
     path("api/", include((campaigns_api.urlpatterns + pooling_api.urlpatterns, "api"))),

@@ -381,6 +381,18 @@ def next_assignment(*, assignment: Assignment, rows: list[AssignmentRow]) -> Ass
     return None
 
 
+def where_text(index: int, items: list[dict[str, Any]]) -> str:
+    """The judging page's position line: the document shown, or past the last one what is left
+    (the page's script words it the same way as the assessor moves)."""
+    n = len(items)
+    if index < n:
+        return f"document {index + 1} of {n}"
+    if not n:
+        return "no document yet"
+    unjudged = sum(not i["judged"] for i in items)
+    return f"end of the list: {unjudged} of {n} unjudged" if unjudged else f"all {n} judged"
+
+
 def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[str, Any]:
     """What the judging page renders: the state its script starts from (with ``index``, the item
     shown), the document shown (``wanted``, else the first still to judge, else the end) and its
@@ -415,6 +427,7 @@ def judging_page(*, assignment: Assignment, wanted: int | None = None) -> dict[s
         "current": current,
         "position": index + 1,
         "count": len(items),
+        "where": where_text(index, items),
         "previous": items[index - 1]["position"] if index > 0 else None,
         "following": items[index + 1]["position"] if index + 1 < len(items) else None,
         "judged": judged,

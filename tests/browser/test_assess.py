@@ -147,12 +147,33 @@ def test_queue_assignment_brings_each_next_document_after_the_save(page: Page, l
         _on(page, shown[-1])
         page.keyboard.press(str(grade))
     expect(page.locator("#end-title")).to_have_text("All documents judged")
+    expect(page.locator("#where")).to_have_text(f"all {budget} judged")
     _wait_saved(page)
     docnos = list(assignment.items.order_by("position").values_list("docno", flat=True))
     assert docnos == shown and len(set(shown)) == budget
     assert {j.docno: j.grade for j in Judgment.objects.filter(assessor=user)} == dict(
         zip(docnos, grades, strict=True)
     )
+
+
+def test_past_the_last_document_the_position_line_says_what_is_left(page: Page, log_in: LogIn) -> None:
+    """Not "document – of 18": past the last document the line counts what is still unjudged."""
+    _, assignment = _assignment("lou")
+    docnos = list(assignment.items.order_by("position").values_list("docno", flat=True))
+    last = assignment.items.order_by("position").last()
+    assert last is not None
+    log_in(page, "lou", PASSWORD)
+    page.goto(f"/judging/assignments/{assignment.pk}/?item={last.position}")
+    _on(page, docnos[-1])
+    expect(page.locator("#where")).to_have_text(f"document {len(docnos)} of {len(docnos)}")
+    page.keyboard.press("1")  # judges the last one and moves past it
+    expect(page.locator("#end-title")).to_have_text("End of the list")
+    expect(page.locator("#where")).to_have_text(
+        f"end of the list: {len(docnos) - 1} of {len(docnos)} unjudged"
+    )
+    page.keyboard.press("ArrowLeft")
+    _on(page, docnos[-1])
+    expect(page.locator("#where")).to_have_text(f"document {len(docnos)} of {len(docnos)}")
 
 
 def test_a_queue_never_asked_is_asked_by_the_page_with_a_post(page: Page, log_in: LogIn) -> None:

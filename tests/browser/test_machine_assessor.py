@@ -82,8 +82,8 @@ def test_an_organizer_adds_runs_and_calibrates_a_machine_assessor(
         expect(page.locator(".messages")).to_contain_text("has no assignments")
         page.get_by_role("link", name="assignments", exact=True).click()
         page.select_option("#pool", label="depth-10 (depth)")
-        page.select_option("#assessors", "llm-judge")
-        page.select_option("#topics", "401")
+        page.locator('#assessors input[value="llm-judge"]').check()
+        page.locator('#topics input[value="401"]').check()
         page.get_by_role("button", name="Create assignments").click()
         expect(page.locator("body")).to_contain_text("1 assignment(s) created")
 

@@ -108,6 +108,9 @@ def test_a_failed_jobs_problems_are_text_not_template_code(
         errors=["line 3: no topic number", "line 9: duplicate topic 401"],
     )
     html = web.get(reverse("jobs:job", args=[job.id])).content.decode()
-    box = html.split('<pre class="problems">')[1].split("</pre>")[0]
-    assert box.splitlines() == ["line 3: no topic number", "line 9: duplicate topic 401"]
+    box = html.split('<ul class="findings">')[1].split("</ul>")[0]
+    assert re.findall(r'<li class="error">([^<]*)</li>', box) == [
+        "line 3: no topic number",
+        "line 9: duplicate topic 401",
+    ]
     assert "{{" not in html and "join:" not in html

@@ -318,3 +318,77 @@ def test_the_checked_run_equals_what_the_evaluation_reader_reads(write_run: Writ
     assert np.array_equal(checked.run.offsets, expected.offsets)
     assert np.array_equal(checked.run.docnos, expected.docnos)
     assert np.array_equal(checked.run.scores, expected.scores)
+
+
+# ------------------------------------------------------------------ lines read, refused, accepted
+
+
+def counts(report: RunReport) -> tuple[int, int, int]:
+    return report.lines, report.refused_lines, report.accepted_lines
+
+
+def test_a_clean_run_accepts_every_line_it_reads(write_run: WriteRun) -> None:
+    report = validate_run(write_run("# a comment\n\n" + CLEAN), topics=["51", "52"])
+    assert counts(report) == (3, 0, 3)  # blank and comment lines are not result lines
+
+
+def test_lines_read_count_the_malformed_ones_and_each_refused_line_once(write_run: WriteRun) -> None:
+    text = (
+        "51 Q0 d1 1 3.0 bm25\n"  # 1 fine
+        "51 Q0 d2 2 2.0\n"  # 2 five columns
+        "51 Q0 d1 3 1.0 bm25\n"  # 3 duplicate of line 1
+        "99 Q0 d3 1 1.0 bm25\n"  # 4 unknown topic
+        "99 Q0 d4 2 x bm25\n"  # 5 unknown topic and a bad score: one refused line
+        "52 Q0 d1 1 1.5 other\n"  # 6 another tag
+        "52 Q0 d5 2 1.0 bm25\n"  # 7 fine
+    )
+    report = validate_run(write_run(text), topics=["51", "52"])
+    assert counts(report) == (7, 5, 2)  # 7 read (the five-column line too), lines 2-6 refused
+
+
+def test_every_line_past_the_depth_limit_is_refused(write_run: WriteRun) -> None:
+    text = "".join(f"51 Q0 d{i} {i} {10 - i}.0 t\n" for i in range(1, 6)) + "52 Q0 d1 1 1.0 t\n"
+    report = validate_run(write_run(text), max_docs=2)
+    assert found(report, Code.TOO_MANY_DOCS) == [3]  # one finding for the topic...
+    assert counts(report) == (6, 3, 3)  # ...whose 3rd, 4th and 5th documents are refused
+
+
+def test_every_line_of_an_unknown_topic_is_refused(write_run: WriteRun) -> None:
+    text = "51 Q0 d1 1 3.0 t\n" + "".join(f"99 Q0 d{i} {i} {10 - i}.0 t\n" for i in range(1, 5))
+    report = validate_run(write_run(text), topics=["51"])
+    assert counts(report) == (5, 4, 1)
+
+
+def test_counts_hold_past_the_listed_findings(write_run: WriteRun) -> None:
+    n = LISTED_PER_CODE + 10
+    text = "".join(f"51 Q0 d{i} {i} nan t\n" for i in range(1, n + 1)) + "51 Q0 dx 1 1.0 t\n"
+    report = validate_run(write_run(text))
+    assert len(found(report, Code.NAN_SCORE)) == LISTED_PER_CODE
+    assert counts(report) == (n + 1, n, 1)
+
+
+def test_a_line_too_long_is_refused_and_the_rest_of_its_block_still_checked(write_run: WriteRun) -> None:
+    long_docno = "d" * (DOCNO_MAX_LENGTH + 1)
+    text = f"51 Q0 {long_docno} 1 3.0 t\n51 Q0 d2 2 2.0 t\n51 Q0 d2 3 1.0 t\n"
+    report = validate_run(write_run(text))
+    # the duplicate on line 3 is found although its block holds the long docno
+    assert sorted((f.line, f.code) for f in report.errors) == [(1, Code.TOO_LONG), (3, Code.DUPLICATE_DOCNO)]
+    assert counts(report) == (3, 2, 1)
+
+
+def test_encoding_and_nul_lines_are_refused(write_run: WriteRun) -> None:
+    report = validate_run(write_run(b"51 Q0 d1 1 3.0 t\n51 Q0 d\xff2 2 2.0 t\n51 Q0 d\x003 3 1.0 t\n"))
+    assert counts(report) == (3, 2, 1)
+
+
+def test_a_file_that_stops_being_read_counts_what_was_read(write_run: WriteRun) -> None:
+    text = "51 Q0 d1 1 3.0 t\n51 Q0 d2 2 2.0 t\n" + "".join(
+        f"word{i}\n" for i in range(MAX_MALFORMED_LINES * 3)
+    )
+    report = validate_run(write_run(text))
+    assert counts(report) == (2 + MAX_MALFORMED_LINES, MAX_MALFORMED_LINES, 2)
+
+
+def test_a_file_level_error_refuses_no_line_of_its_own(write_run: WriteRun) -> None:
+    report = validate_run(write_run(CLEAN), taken_tags={"bm25": "is already the tag of a run here"})
+    assert not report.ok and counts(report) == (3, 0, 3)

@@ -48,6 +48,19 @@ def test_build_preview_commit_and_export_a_pool(web: Client, loaded: Campaign) -
     )
 
 
+def test_the_pool_page_lists_its_parameters_as_a_sentence(web: Client, loaded: Campaign) -> None:
+    from pooling.services import pool_build
+
+    pool = pool_build(campaign=loaded, name="by-docno", spec=PoolSpec("depth", depth=7, order="docno"))
+    page = web.get(reverse("pooling:pool", args=[loaded.slug, pool.pk])).content.decode()
+    # "depth=7 order=docno ." before: a space before the full stop, no comma between them
+    assert "Parameters: depth=7, order=docno." in page
+    assert " ." not in re.sub(r"\s+", " ", page)
+    plain = pool_build(campaign=loaded, name="plain", spec=PoolSpec("depth"))
+    page = web.get(reverse("pooling:pool", args=[loaded.slug, plain.pk])).content.decode()
+    assert "Parameters: the strategy's defaults." in page and "defaultsdefaults" not in page
+
+
 def test_pool_form_errors_are_shown_and_nothing_is_built(web: Client, loaded: Campaign) -> None:
     response = web.post(reverse("pooling:pool_new", args=[loaded.slug]), {"name": "t", "strategy": "take"})
     assert response.status_code == 302  # the form is valid; the strategy refuses in the job

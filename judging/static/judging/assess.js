@@ -13,7 +13,7 @@
     doc: $("doc"), end: $("end"), endTitle: $("end-title"), endText: $("end-text"),
     panel: $("doc-panel"), docno: $("doc-docno"), title: $("doc-title"), text: $("doc-text"),
     form: $("judge-form"), posInput: $("judge-position"), comment: $("comment"), highlight: $("highlight"),
-    save: $("save-state"), help: $("help"), position: $("position"), count: $("count"),
+    save: $("save-state"), help: $("help"), where: $("where"),
     judged: $("progress-judged"), total: $("progress-total"), bar: $("progress-bar"),
     prev: $("prev-link"), next: $("next-link"), queueNote: $("queue-note"), nextForm: $("next-form"),
     nextAssignment: $("next-assignment"),
@@ -390,8 +390,15 @@
     el.judged.textContent = judged;
     el.total.textContent = total;
     el.bar.setAttribute("width", (total ? Math.round((100 * judged) / total) : 100) + "%");
-    el.position.textContent = cur < items.length ? String(cur + 1) : "–";
-    el.count.textContent = items.length;
+    el.where.textContent = where();
+  }
+  // the position line (as judging.assess.selectors.where_text words it for the first paint)
+  function where() {
+    const n = items.length;
+    if (cur < n) return "document " + (cur + 1) + " of " + n;
+    if (!n) return "no document yet";
+    const open = items.filter((i) => !i.judged).length;
+    return open ? "end of the list: " + open + " of " + n + " unjudged" : "all " + n + " judged";
   }
   function paintEnd() {
     const open = items.filter((i) => !i.judged).length;

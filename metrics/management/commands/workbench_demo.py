@@ -1,8 +1,9 @@
 """``manage.py workbench_demo``: the demo organizer account and the demo campaign (from demo/).
 
-Idempotent: the account's password is reset each time; the campaign is loaded once, through the
-same services as the pages and commands (topics, runs, documents, reference judgments, and a
-committed depth-10 pool).
+Idempotent, and run by every ``./workbench.sh serve``: the account gets its password when it is
+created and keeps whatever its owner changed it to afterwards (and its sessions); ``--reset-password``
+sets it again on purpose. The campaign is loaded once, through the same services as the pages and
+commands (topics, runs, documents, reference judgments, and a committed depth-10 pool).
 """
 
 from __future__ import annotations
@@ -36,23 +37,40 @@ DEMO_SLUG = "demo"
 
 
 class Command(BaseCommand):
-    help = "Create (or reset) the demo organizer account and load the demo campaign once."
+    help = "Create the demo organizer account (its password only then) and load the demo campaign once."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--reset-password",
+            action="store_true",
+            help="set the demo organizer's password again (WORKBENCH_DEMO_PASSWORD, default "
+            "organizer-demo), which logs the account out everywhere",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         username = os.environ.get("WORKBENCH_DEMO_USER", "organizer")
         password = os.environ.get("WORKBENCH_DEMO_PASSWORD", "organizer-demo")
         user, created = get_user_model().objects.get_or_create(username=username)
-        # an organizer of the demo campaign, not a site administrator: /admin/ is for a superuser
-        # created on purpose (`manage.py createsuperuser`)
-        user.is_staff = False
-        user.is_superuser = False
-        user.set_password(password)
-        user.save()
+        # an organizer of the demo campaign, not a site administrator (older demos made it staff):
+        # /admin/ is for a superuser created on purpose (`manage.py createsuperuser`)
+        if user.is_staff or user.is_superuser:
+            user.is_staff = user.is_superuser = False
+            user.save(update_fields=["is_staff", "is_superuser"])
+        if created or opts.get("reset_password"):
+            # a new password changes the session hash: every session of the account ends, which
+            # is why an existing account keeps its own on every start
+            user.set_password(password)
+            user.save(update_fields=["password"])
+            verb = "created" if created else "password reset"
+            self.stdout.write(f"demo organizer {verb}: log in as '{username}' with password '{password}'")
+        else:
+            self.stdout.write(
+                f"demo organizer '{username}' kept with its own password "
+                "(manage.py workbench_demo --reset-password sets the demo one again)"
+            )
         user.user_permissions.add(
             Permission.objects.get(codename="add_campaign", content_type__app_label="campaigns")
         )
-        verb = "created" if created else "reset"
-        self.stdout.write(f"demo organizer {verb}: log in as '{username}' with password '{password}'")
         if Campaign.objects.filter(slug=DEMO_SLUG).exists():
             campaign = Campaign.objects.get(slug=DEMO_SLUG)
             membership_add(campaign=campaign, user=user, roles=[Membership.Role.ORGANIZER])

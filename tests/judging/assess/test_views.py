@@ -262,6 +262,10 @@ def test_the_end_of_a_judged_assignment_says_so(mine: Assignment, assessor: Any)
     page = login(assessor).get(reverse("judging:assess", args=[mine.pk])).content.decode()
     assert "All documents judged" in page
     assert '<div id="doc" hidden>' in page
+    # the position line says something true past the last document, not "document – of 18"
+    count = mine.items.count()
+    assert f'<span id="where">all {count} judged</span>' in page
+    assert "document –" not in page
 
 
 # ------------------------------------------------------------------------- the form fallback
