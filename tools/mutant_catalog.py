@@ -279,10 +279,6 @@ pooling = [
         "contrib = (1.0 - rbp_p) * rbp_p**rank",
         POOLING,
         "RBP method A weights rank r by p^r instead of p^(r-1)",
-        equivalent=(
-            "every weight is scaled by the same p, so every document's fused sum is too: the pool "
-            "keeps only the order of the sums (and its ties), which a common factor cannot change"
-        ),
     ),
     Mutant(
         "sample-size-no-floor-of-one",
@@ -642,9 +638,11 @@ machine = [
         MACHINE,
         "the judge's client takes a proxy from the environment (which connects past the guard)",
         equivalent=(
-            "the client's transport is given explicitly (guarded_transport, itself trust_env=False), "
-            "and httpx reads proxies from the environment only to build its own transports: with "
-            "mounts of its own none is built, so the flag changes nothing"
+            "the client is given its transport (guarded_transport, itself trust_env=False), and httpx "
+            "reads proxies from the environment only when it builds its own (Client.__init__: "
+            "allow_env_proxies = trust_env and transport is None); the flag has nothing left to "
+            "change. The transport's own trust_env=False is what matters, and "
+            "test_no_proxy_from_the_environment_carries_a_request guards the whole"
         ),
     ),
 ]
