@@ -794,6 +794,11 @@ jobs = [
         "running = list(Job.objects.filter(status=Job.Status.RUNNING))",
         JOBS,
         "a job that lives on in its parts is failed because its own lock is free",
+        equivalent=(
+            "_job_interrupted itself refuses a job that has parts (its .exclude(...), which "
+            "split-race-not-excluded attacks): without this filter such a job is listed and "
+            "checked, and left alone; the filter saves the look, it decides nothing"
+        ),
     ),
     Mutant(
         "split-race-not-excluded",
