@@ -195,6 +195,49 @@ def test_a_task_claimed_long_ago_whose_job_never_started_is_failed(tasks_in_data
     assert Job.objects.get(pk=job.pk).status == Job.Status.FAILED
 
 
+def test_a_task_claimed_a_moment_ago_is_left_to_its_worker(tasks_in_database: None) -> None:
+    """A worker claims the task, then takes the job's lock: in between the job is queued and
+    unlocked, which is not an interruption until the grace period has passed."""
+    from jobs.services import CLAIM_GRACE
+
+    job = job_enqueue(kind="test_echo", title="t")
+    moments_ago = timezone.now() - CLAIM_GRACE / 3
+    DBTaskResult.objects.filter(pk=job.task_id).update(
+        status=TaskResultStatus.RUNNING, started_at=moments_ago
+    )
+    assert jobs_interrupted_fail() == 0
+    assert Job.objects.get(pk=job.pk).status == Job.Status.QUEUED
+    assert DBTaskResult.objects.get(pk=job.task_id).status == TaskResultStatus.RUNNING
+
+
+def test_a_job_that_ended_after_it_was_listed_keeps_its_outcome() -> None:
+    """A worker lists the running jobs, the job's own worker records its end and frees the lock,
+    then the first worker finds the lock free: the job finished, it was not interrupted."""
+    from jobs.services import _job_interrupted
+
+    job = _running(worker="a:1")
+    listed = list(Job.objects.filter(status=Job.Status.RUNNING, parts__isnull=True))
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.DONE, result={"echo": 1}, finished_at=timezone.now()
+    )
+    assert _job_interrupted(listed[0]) is False
+    job.refresh_from_db()
+    assert (job.status, job.result, job.errors) == (Job.Status.DONE, {"echo": 1}, [])
+
+
+def test_a_part_whose_job_already_failed_is_cancelled_not_run(tasks_in_database: None) -> None:
+    """Another part was interrupted and failed the job while this part's task was on its way to a
+    worker: the part does not run; it ends cancelled."""
+    calls.clear()
+    parent = _running(worker="a:1")
+    Job.objects.filter(pk=parent.pk).update(status=Job.Status.FAILED, errors=["part 1 of 2: interrupted"])
+    part = job_enqueue(kind="test_echo", title="t", params={"part": 2, "parts": 2, "value": 2})
+    Job.objects.filter(pk=part.pk).update(parent=parent)
+    done = job_execute(job_id=part.id)
+    assert done is not None and calls == []
+    assert done.status == Job.Status.FAILED and done.errors == ["cancelled: the job it is a part of ended"]
+
+
 def test_upload_folders_no_job_owns_are_removed_once_old(tasks_in_database: None) -> None:
     owned = job_enqueue(kind="test_echo", title="t", params={"value": 1})
     root = upload_root()

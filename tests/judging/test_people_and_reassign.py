@@ -237,6 +237,24 @@ def test_reassigning_moves_the_unjudged_documents_and_keeps_the_judged(
     assert "nothing to reassign" in refused
 
 
+def test_an_assignment_is_never_moved_to_someone_who_is_not_an_assessor(
+    loaded: Campaign, pool: Pool, assessor: Any, adjudicator: Any, outsider: Any
+) -> None:
+    from judging.errors import JudgingRefused
+    from judging.services import assignment_reassign
+
+    topic = Topic.objects.get(campaign=loaded, number="401")
+    (mine,) = assignments_create(
+        campaign=loaded, pool=pool, assessors=[assessor], topics=[topic], order="docno"
+    )
+    docnos = list(mine.items.order_by("position").values_list("docno", flat=True))
+    for person in (adjudicator, outsider):  # a member without the role, and a non-member
+        with pytest.raises(JudgingRefused, match="is not an assessor of this campaign"):
+            assignment_reassign(campaign=loaded, assignment=mine, assessor=person)
+        assert not Assignment.objects.filter(assessor=person).exists()
+    assert list(mine.items.order_by("position").values_list("docno", flat=True)) == docnos
+
+
 def test_releasing_an_assignment_keeps_its_judgments(
     api: APIClient, loaded: Campaign, pool: Pool, assessor: Any
 ) -> None:

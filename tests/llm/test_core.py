@@ -480,6 +480,19 @@ def test_failures_in_a_row_stop_the_run_early_and_answers_before_them_keep_it_no
     )
 
 
+def test_failures_scattered_between_answers_never_stop_the_run() -> None:
+    """The limit counts failures in a row: an answer starts the count again, so an endpoint that
+    fails every other request is asked every document, however many fail in all."""
+    from judging.llm.runner import MAX_CONSECUTIVE_FAILURES
+
+    n = 4 * MAX_CONSECUTIVE_FAILURES
+    with FakeLLM(lambda req, k: Reply() if k % 2 else Reply(status=500, body=b"flaky")) as server:
+        cfg = config(server, concurrency=1, max_retries=0)
+        summary = judge(items(n), cfg, SCALE3, cache=MemoryCache())
+    assert len(server.seen) == n and summary.failed == n // 2 > MAX_CONSECUTIVE_FAILURES
+    assert (summary.state, summary.stopped_early, summary.answered) == ("done", False, n // 2)
+
+
 def test_a_run_where_nothing_answers_fails_and_a_run_with_a_few_failures_is_done_with_the_reason() -> None:
     with FakeLLM(lambda req, n: Reply("down", status=404)) as server:
         summary = judge(items(3), config(server, concurrency=1), SCALE3, cache=MemoryCache())

@@ -78,6 +78,24 @@ def test_a_large_campaign_is_not_evaluated_in_the_request(demo_client: Client, m
     assert "Not evaluated yet" in html and 'id="leaderboard-demo"' not in html
 
 
+def test_members_who_do_not_organize_see_no_leaderboard(demo_client: Client) -> None:
+    """Runs and their scores are the organizer's: an assessor or adjudicator of the campaign sees
+    the campaign's name at most, never its leaderboard."""
+    from campaigns.models import Membership
+    from campaigns.services import membership_add
+
+    campaign = Campaign.objects.get(slug="demo")
+    for role in (Membership.Role.ASSESSOR, Membership.Role.ADJUDICATOR):
+        user = get_user_model().objects.create_user(f"member-{role}")
+        membership_add(campaign=campaign, user=user, roles=[role])
+        client = Client()
+        client.force_login(user)
+        html = client.get("/", follow=True).content.decode()  # on to their assignments
+        assert 'id="leaderboard-demo"' not in html and 'id="chart-demo"' not in html
+        assert not any(f'data-value="{run}"' in html for run in DEMO_RUNS)
+    assert 'id="leaderboard-demo"' in demo_client.get("/").content.decode()  # the organizer does
+
+
 def test_the_demo_command_loads_an_evaluated_campaign() -> None:
     call_command("workbench_demo", stdout=io.StringIO())
     evaluation = Evaluation.objects.get(campaign__slug="demo")

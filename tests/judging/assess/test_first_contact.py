@@ -191,3 +191,31 @@ def test_each_assessor_reads_the_shared_documents_in_an_order_of_their_own(
     assert again == overlap_design(list("abcdefgh"), ["x", "y"], k=2, seed=7, shuffle=True)
     assert again["x"] != again["y"]
     assert overlap_design(list("abcdefgh"), ["x", "y"], k=2, seed=7)["x"] == [(d, True) for d in "abcdefgh"]
+
+
+def test_a_machine_order_breaks_its_ties_by_a_shuffle_never_by_the_pools_ranks(
+    campaign: Campaign, pool: Pool, assessor: Any
+) -> None:
+    """Machine order deals the machine's highest grades first; documents of one grade (here all of
+    them: no machine judged) come in a seeded shuffle, not in the pool's order of best rank."""
+    from pooling.selectors import pool_topic_documents
+
+    topic = campaign.topics.get(number="401")
+    ranked = pool_topic_documents(pool=pool, topic=topic)
+    assert len(ranked) >= 5
+    (mine,) = assignments_create(
+        campaign=campaign, pool=pool, assessors=[assessor], topics=[topic], order="machine", seed=3
+    )
+    dealt = list(mine.items.order_by("position").values_list("docno", flat=True))
+    assert sorted(dealt) == sorted(ranked) and dealt != ranked
+
+
+def test_someone_no_longer_an_assessor_no_longer_finds_the_assignment_listed(
+    mine: Assignment, assessor: Any
+) -> None:
+    from campaigns.models import Membership
+
+    url = reverse("judging:assess_home")
+    assert f'id="assignment-{mine.pk}"' in login(assessor).get(url).content.decode()
+    Membership.objects.filter(user=assessor).update(role=Membership.Role.ADJUDICATOR)
+    assert f'id="assignment-{mine.pk}"' not in login(assessor).get(url).content.decode()
