@@ -256,3 +256,21 @@ def test_pool_simulation_csv_goes_through_the_safe_writer(tmp_path: Path) -> Non
     rows = rows_of(out.getvalue())
     assert rows[0] == ["topic", "step", "judged", "relevant"]
     assert {r[0] for r in rows[1:]} == {"'=t", "all"}
+
+
+def test_the_revealed_login_links_csv_quotes_usernames_and_emails() -> None:
+    """The People page's CSV of new one-time login links carries what a stranger typed at sign-up
+    (a username, an e-mail): a cell that starts like a formula is quoted, the link and date are not."""
+    from judging.views import links_csv
+
+    rows = [
+        {
+            "username": "=HYPERLINK(1)",
+            "email": "+1@example.org",
+            "link": "https://wb.example.org/accounts/link/abc/",
+            "expires": "2026-12-06T10:00:00+00:00",
+        }
+    ]
+    cells = next(iter(csv.reader(io.StringIO(links_csv(rows).splitlines()[1]))))
+    assert cells[0] == "'=HYPERLINK(1)" and cells[1] == "'+1@example.org"
+    assert cells[2:] == ["https://wb.example.org/accounts/link/abc/", "2026-12-06T10:00:00+00:00"]
